@@ -1,0 +1,64 @@
+/**
+ * `npm run bench`: runs every suite in bench/suites/*.ts (or those named on the command line),
+ * prints the figures with their targets and writes them to bench/results.json.
+ * `--quick` shortens every measurement (used by the test that keeps the suites runnable).
+ */
+import { readdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { BenchSuite, Figure } from './harness.ts';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+export async function loadSuites(): Promise<BenchSuite[]> {
+  const dir = join(here, 'suites');
+  const out: BenchSuite[] = [];
+  for (const f of readdirSync(dir).filter((x) => x.endsWith('.ts')).sort()) {
+    const mod = (await import(pathToFileURL(join(dir, f)).href)) as { suite?: BenchSuite };
+    if (!mod.suite) throw new Error(`bench/suites/${f} does not export 'suite'`);
+    out.push(mod.suite);
+  }
+  return out;
+}
+
+function fmt(v: number): string {
+  if (Math.abs(v) >= 1e6) return `${(v / 1e6).toFixed(2)} M`;
+  if (Math.abs(v) >= 1e3) return `${(v / 1e3).toFixed(2)} k`;
+  return v.toFixed(3);
+}
+
+export function meets(f: Figure): boolean | null {
+  if (!f.target) return null;
+  return f.target.op === '>=' ? f.value >= f.target.value : f.value <= f.target.value;
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const quick = args.includes('--quick');
+  const names = args.filter((a) => !a.startsWith('--'));
+  const suites = (await loadSuites()).filter((s) => names.length === 0 || names.includes(s.name));
+  if (names.length > 0 && suites.length !== names.length) throw new Error(`unknown suite in ${names.join(', ')}`);
+  const results: Record<string, Figure[]> = {};
+  for (const s of suites) {
+    process.stdout.write(`\n== ${s.name} ==\n`);
+    const figs = await s.run({ quick });
+    results[s.name] = figs;
+    for (const f of figs) {
+      const ok = meets(f);
+      const tgt = f.target ? ` (target ${f.target.op} ${fmt(f.target.value)}${f.unit}: ${ok ? 'met' : 'NOT met'})` : '';
+      process.stdout.write(`  ${f.label.padEnd(58)} ${fmt(f.value).padStart(10)}${f.unit}${tgt}\n`);
+      if (f.note) process.stdout.write(`      ${f.note}\n`);
+    }
+  }
+  const out = {
+    machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version },
+    quick,
+    suites: results,
+  };
+  if (!quick) writeFileSync(join(here, 'results.json'), JSON.stringify(out, null, 2) + '\n');
+  process.stdout.write(quick ? '\n(quick run: results.json not written)\n' : `\nwrote bench/results.json\n`);
+}
+
+const invoked = process.argv[1] ? pathToFileURL(process.argv[1]).href : '';
+if (import.meta.url === invoked) await main();

@@ -1,0 +1,169 @@
+/**
+ * Command-line parsing for `netoffload <command> [flags]`: every command declares its flags;
+ * unknown commands, unknown flags and bad values raise UsageError (exit 2, one message, no stack).
+ */
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export type FlagType = 'string' | 'int' | 'number' | 'bool' | 'list';
+
+export interface FlagSpec {
+  name: string;
+  type: FlagType;
+  help: string;
+  required?: boolean;
+  default?: string | number | boolean | string[];
+  /** allowed values (for string flags, and for each item of a list flag) */
+  choices?: readonly string[];
+  /** inclusive bounds for int/number flags */
+  min?: number;
+  max?: number;
+}
+
+export type FlagValues = Record<string, string | number | boolean | string[] | undefined>;
+
+export interface CommandIO {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export interface CommandSpec {
+  /** words after `netoffload`, e.g. ['vectors', 'gen'] */
+  path: string[];
+  summary: string;
+  /** longer description for --help */
+  details?: string;
+  flags: FlagSpec[];
+  /** name of a flag that may also be given as the one bare argument (e.g. `vectors check FILE`) */
+  positional?: string;
+  /** returns the exit code (0 ok, 1 check failed); throw UsageError for bad input */
+  run(flags: FlagValues, io: CommandIO): number | Promise<number>;
+}
+
+const JSON_FLAG: FlagSpec = { name: 'json', type: 'bool', help: 'machine-readable JSON output' };
+
+export function withJson(flags: FlagSpec[]): FlagSpec[] {
+  return flags.some((f) => f.name === 'json') ? flags : [...flags, JSON_FLAG];
+}
+
+function parseValue(spec: FlagSpec, raw: string): string | number | boolean | string[] {
+  const bad = (why: string): never => {
+    throw new UsageError(`--${spec.name}: ${why} (got '${raw}')`);
+  };
+  switch (spec.type) {
+    case 'bool':
+      if (raw === 'true' || raw === '1') return true;
+      if (raw === 'false' || raw === '0') return false;
+      return bad('expected true or false');
+    case 'int': {
+      if (!/^-?(0x[0-9a-fA-F]+|\d+)$/.test(raw)) bad('expected an integer');
+      const v = raw.startsWith('-') ? -Number(raw.slice(1)) : Number(raw);
+      if (!Number.isSafeInteger(v)) bad('integer out of range');
+      if (spec.min !== undefined && v < spec.min) bad(`must be >= ${spec.min}`);
+      if (spec.max !== undefined && v > spec.max) bad(`must be <= ${spec.max}`);
+      return v;
+    }
+    case 'number': {
+      const v = Number(raw);
+      if (raw.trim() === '' || !Number.isFinite(v)) bad('expected a number');
+      if (spec.min !== undefined && v < spec.min) bad(`must be >= ${spec.min}`);
+      if (spec.max !== undefined && v > spec.max) bad(`must be <= ${spec.max}`);
+      return v;
+    }
+    case 'list': {
+      const items = raw.split(',').map((x) => x.trim());
+      if (items.some((x) => x === '')) bad('expected a comma-separated list without empty items');
+      if (spec.choices) for (const x of items) if (!spec.choices.includes(x)) bad(`'${x}' is not one of ${spec.choices.join(', ')}`);
+      return items;
+    }
+    case 'string':
+      if (spec.choices && !spec.choices.includes(raw)) bad(`expected one of ${spec.choices.join(', ')}`);
+      return raw;
+  }
+}
+
+/** Parse `args` (the words after the command path) against the command's flags. */
+export function parseFlags(cmd: CommandSpec, args: string[]): FlagValues {
+  const specs = withJson(cmd.flags);
+  const byName = new Map(specs.map((f) => [f.name, f]));
+  const out: FlagValues = {};
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (!a.startsWith('--')) {
+      const pos = cmd.positional;
+      if (pos === undefined || out[pos] !== undefined) throw new UsageError(`unexpected argument '${a}' (flags start with --; see netoffload ${cmd.path.join(' ')} --help)`);
+      out[pos] = parseValue(byName.get(pos)!, a);
+      continue;
+    }
+    const eq = a.indexOf('=');
+    const name = eq >= 0 ? a.slice(2, eq) : a.slice(2);
+    const spec = byName.get(name);
+    if (!spec) throw new UsageError(`unknown flag --${name} for '${cmd.path.join(' ')}' (flags: ${specs.map((f) => '--' + f.name).join(' ')})`);
+    let raw: string;
+    if (eq >= 0) raw = a.slice(eq + 1);
+    else if (spec.type === 'bool') raw = 'true';
+    else {
+      const next = args[i + 1];
+      if (next === undefined || (next.startsWith('--') && next.length > 2)) throw new UsageError(`--${name} needs a value`);
+      raw = next;
+      i++;
+    }
+    if (out[name] !== undefined) throw new UsageError(`--${name} given twice`);
+    out[name] = parseValue(spec, raw);
+  }
+  for (const spec of specs) {
+    if (out[spec.name] === undefined) {
+      if (spec.required) throw new UsageError(`missing required flag --${spec.name} (${spec.help})`);
+      if (spec.default !== undefined) out[spec.name] = spec.default;
+      else if (spec.type === 'bool') out[spec.name] = false;
+    }
+  }
+  return out;
+}
+
+export function commandHelp(cmd: CommandSpec): string {
+  const specs = withJson(cmd.flags);
+  const lines = [`netoffload ${cmd.path.join(' ')}: ${cmd.summary}`, ''];
+  if (cmd.details) lines.push(cmd.details.trim(), '');
+  lines.push('Flags:');
+  for (const f of specs) {
+    const val = f.type === 'bool' ? '' : ` <${f.choices ? f.choices.join('|') : f.type}>`;
+    const extra = [f.required ? 'required' : '', f.default !== undefined ? `default ${Array.isArray(f.default) ? f.default.join(',') : String(f.default)}` : ''].filter(Boolean).join(', ');
+    lines.push(`  --${f.name}${val}`.padEnd(40) + f.help + (extra ? ` (${extra})` : ''));
+  }
+  lines.push(`  --help`.padEnd(40) + 'show this help');
+  return lines.join('\n') + '\n';
+}
+
+/** Typed getters for the run() functions. */
+export function str(flags: FlagValues, name: string): string {
+  const v = flags[name];
+  if (typeof v !== 'string') throw new UsageError(`--${name} is required`);
+  return v;
+}
+export function optStr(flags: FlagValues, name: string): string | undefined {
+  const v = flags[name];
+  return typeof v === 'string' ? v : undefined;
+}
+export function num(flags: FlagValues, name: string): number {
+  const v = flags[name];
+  if (typeof v !== 'number') throw new UsageError(`--${name} is required`);
+  return v;
+}
+export function optNum(flags: FlagValues, name: string): number | undefined {
+  const v = flags[name];
+  return typeof v === 'number' ? v : undefined;
+}
+export function bool(flags: FlagValues, name: string): boolean {
+  return flags[name] === true;
+}
+export function list(flags: FlagValues, name: string): string[] {
+  const v = flags[name];
+  if (!Array.isArray(v)) throw new UsageError(`--${name} is required`);
+  return v;
+}

@@ -1,0 +1,94 @@
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { commandHelp, type CommandIO, type CommandSpec, parseFlags, UsageError } from './args.ts';
+import { InputError } from './errors.ts';
+
+/** Commands live in cli/commands/*.ts, each exporting `commands: CommandSpec[]`; they are discovered here. */
+export async function loadCommands(): Promise<CommandSpec[]> {
+  const dir = join(dirname(fileURLToPath(import.meta.url)), 'commands');
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+    .sort();
+  const all: CommandSpec[] = [];
+  for (const f of files) {
+    const mod = (await import(pathToFileURL(join(dir, f)).href)) as { commands?: CommandSpec[] };
+    if (!Array.isArray(mod.commands)) throw new Error(`cli/commands/${f} does not export 'commands'`);
+    all.push(...mod.commands);
+  }
+  const seen = new Set<string>();
+  for (const c of all) {
+    const k = c.path.join(' ');
+    if (seen.has(k)) throw new Error(`command '${k}' is defined twice`);
+    seen.add(k);
+  }
+  return all;
+}
+
+export function overallHelp(cmds: CommandSpec[]): string {
+  const lines = [
+    'netoffload: cycle-accurate models of in-network and NIC offload hardware',
+    '',
+    'Usage: netoffload <command> [flags]     (netoffload <command> --help for its flags)',
+    '',
+    'Commands:',
+  ];
+  for (const c of [...cmds].sort((a, b) => a.path.join(' ').localeCompare(b.path.join(' ')))) {
+    lines.push(`  ${c.path.join(' ')}`.padEnd(30) + c.summary);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** Runs one command line; returns the exit code. Never throws. */
+export async function runCli(argv: string[], io: CommandIO): Promise<number> {
+  try {
+    const cmds = await loadCommands();
+    if (argv.length === 0 || argv[0] === '--help' || argv[0] === 'help' || argv[0] === '-h') {
+      io.out(overallHelp(cmds));
+      return argv.length === 0 ? 2 : 0;
+    }
+    let best: CommandSpec | undefined;
+    for (const c of cmds) {
+      if (c.path.length <= argv.length && c.path.every((w, i) => argv[i] === w) && (!best || c.path.length > best.path.length)) best = c;
+    }
+    if (!best) {
+      const group = cmds.filter((c) => c.path[0] === argv[0]);
+      if (group.length > 0) {
+        const sub = argv[1];
+        if (sub === undefined || sub === '--help') {
+          io.out(overallHelp(group));
+          return sub === '--help' ? 0 : 2;
+        }
+        throw new UsageError(`unknown command '${argv[0]} ${sub}' (try: ${group.map((c) => c.path.join(' ')).join(', ')})`);
+      }
+      throw new UsageError(`unknown command '${argv[0]}' (netoffload --help lists the commands)`);
+    }
+    const rest = argv.slice(best.path.length);
+    if (rest.includes('--help') || rest.includes('-h')) {
+      io.out(commandHelp(best));
+      return 0;
+    }
+    const flags = parseFlags(best, rest);
+    return await best.run(flags, io);
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof InputError) {
+      io.err(`netoffload: ${e.message}\n`);
+      return 2;
+    }
+    const err = e as Error;
+    io.err(`netoffload: internal error: ${err?.message ?? String(e)}\n`);
+    if (process.env.NETOFFLOAD_DEBUG) io.err(`${err?.stack ?? ''}\n`);
+    return 3;
+  }
+}
+
+export const stdio: CommandIO = {
+  out: (t) => process.stdout.write(t),
+  err: (t) => process.stderr.write(t),
+};
+
+const invoked = process.argv[1] ? pathToFileURL(process.argv[1]).href : '';
+if (import.meta.url === invoked) {
+  const code = await runCli(process.argv.slice(2), stdio);
+  process.exitCode = code;
+}

@@ -1,0 +1,89 @@
+import type { Group, Simulator } from './simulator.ts';
+import type { Counter, Histogram, HistogramOptions } from './stats.ts';
+
+/** Returned by tick() to say "evaluate me again only when an input arrives". */
+export const NEVER = Number.POSITIVE_INFINITY;
+
+/** A named place in the design hierarchy. Components and the simulator top are scopes. */
+export interface Scope {
+  readonly path: string;
+  readonly sim: Simulator;
+}
+
+export type SignalValue = number | bigint;
+
+/** A traceable value: name, bit width and a getter that reads current (never next) state. */
+export interface Signal {
+  readonly name: string;
+  readonly width: number;
+  readonly get: () => SignalValue;
+}
+
+export function childPath(parent: Scope | null, name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_\[\]]*$/.test(name)) throw new Error(`invalid name '${name}': use letters, digits, _ and [] (paths are joined with '.')`);
+  return parent === null || parent.path === '' ? name : `${parent.path}.${name}`;
+}
+
+/**
+ * A hardware block stepped by the simulator.
+ *
+ * Contract (what makes evaluation order and activity skipping irrelevant):
+ * - tick(t) reads only current state: Reg.q, channel heads (canPop/peek),
+ *   channel space (canPush), SRAM contents as of the start of the cycle.
+ * - It writes only next state: Reg.d, channel push/pop, SRAM writes, counters.
+ * - It returns the next cycle at which it must run even if no input arrives:
+ *   t + 1 while it has work in flight, a later cycle for a known wake-up, or
+ *   NEVER when it waits only for its input channels (a push wakes the consumer
+ *   when the data becomes visible; a pop from a full channel wakes the producer).
+ * - Evaluating it in a cycle where it has nothing to do changes nothing
+ *   (it is idempotent when idle), and it counts events, never evaluations.
+ */
+export abstract class Component implements Scope {
+  readonly path: string;
+  readonly sim: Simulator;
+  /** @internal index in the simulator's component list */
+  _id = -1;
+  /** @internal cycle for which this component is queued in the next-cycle list */
+  _stamp = -1;
+  /** @internal the simulator's group for this component's class */
+  _grp!: Group;
+  /** @internal set when a tracer includes this component */
+  _traced = false;
+  /** @internal signals declared by this component */
+  readonly _signals: Signal[] = [];
+
+  constructor(parent: Scope, name: string) {
+    this.sim = parent.sim;
+    this.path = childPath(parent, name);
+    this.sim._register(this);
+  }
+
+  /** Evaluate one cycle; see the class contract. */
+  abstract tick(t: number): number;
+
+  /** Return plain fields to their reset values (registers, channels and SRAMs are reset by the simulator). */
+  reset(): void {}
+
+  /** Ask to be evaluated at cycle `when` (at least the next cycle). */
+  wake(when: number): void {
+    this.sim.wakeAt(this, when);
+  }
+
+  counter(name: string): Counter {
+    return this.sim.stats.counter(`${this.path}.${name}`);
+  }
+
+  histogram(name: string, opts?: HistogramOptions): Histogram {
+    return this.sim.stats.histogram(`${this.path}.${name}`, opts);
+  }
+
+  /** Declare a traceable signal (shown in VCD and available to line traces). */
+  signal(name: string, width: number, get: () => SignalValue): void {
+    if (!Number.isInteger(width) || width < 1) throw new RangeError(`${this.path}.${name}: signal width must be a positive integer`);
+    if (this._signals.some((s) => s.name === name)) throw new Error(`${this.path}: signal ${name} declared twice`);
+    this._signals.push({ name, width, get });
+  }
+
+  /** One short text for the line trace (optional). Reads current state only. */
+  lineTrace?(): string;
+}

@@ -1,0 +1,14 @@
+export { Component, NEVER, childPath, type Scope, type Signal, type SignalValue } from './component.ts';
+export { Simulator, SimulationLimitError, type SimulatorOptions, type Tracer, type TraceUnit, type Resettable } from './simulator.ts';
+export { Reg, RegOf } from './reg.ts';
+export { Channel, NumChannel, ChannelCore, type ChannelOptions } from './channel.ts';
+export { Sram, type SramOptions, type SramFieldType } from './sram.ts';
+export { RoundRobinArbiter } from './arbiter.ts';
+export { Pipeline } from './pipeline.ts';
+export { Counter, Histogram, StatsRegistry, type HistogramOptions } from './stats.ts';
+export { Rng, hashString } from './rng.ts';
+export { VcdTracer, vcdTimescale, type VcdOptions } from './vcd.ts';
+export { LineTracer } from './linetrace.ts';
+export { fileSink, MemorySink, pathSelected, type TextSink } from './sink.ts';
+export { Process, type ProcessBody } from './process.ts';
+export { Fifo, NumFifo } from './fifo.ts';
