@@ -1,0 +1,136 @@
+import { Component, NEVER, NumChannel, Rng, type Scope } from '../../kernel/index.ts';
+import { AttTable } from './att.ts';
+
+/**
+ * Host memory behind PCIe, as seen by the ATC's fill port: it serves ATT reads.
+ *
+ * Ports (both NumChannels, latency 1):
+ * - `req`: a read, packed as page * 1024 + tag (tag < 1024, the ATC's MSHR number).
+ * - `resp`: its completion, packed as frame * 2048 + valid * 1024 + tag.
+ *
+ * Timing: a read pushed by the ATC in cycle i is accepted here in cycle i + 1, when the ATT entry
+ * is sampled, and its completion is visible to the ATC in cycle i + readLatency + j, where j is
+ * drawn uniformly from [0, jitter] by this block's own seeded Rng, one draw per read in acceptance
+ * order. Completions therefore come back out of order. At most one read is accepted and one
+ * completion returned per cycle (a completion due in a cycle that is taken waits for the next);
+ * at most `maxReads` reads are outstanding (PCIe tags); further reads wait in the channel.
+ */
+export interface HostMemConfig {
+  /** cycles from the ATC issuing a read to the completion being visible, without jitter (>= 2, default 500) */
+  readLatency: number;
+  /** extra cycles drawn uniformly from [0, jitter] per read (default 100) */
+  jitter: number;
+  /** seed of the latency variation */
+  seed: number;
+  /** outstanding reads (default 256) */
+  maxReads: number;
+  vaBits: number;
+  paBits: number;
+}
+
+export const HOSTMEM_DEFAULTS: Readonly<HostMemConfig> = { readLatency: 500, jitter: 100, seed: 1, maxReads: 256, vaBits: 48, paBits: 48 };
+
+export const READ_TAG_LIMIT = 1024;
+
+export function packRead(page: number, tag: number): number {
+  return page * READ_TAG_LIMIT + tag;
+}
+
+function checkLatency(readLatency: number, jitter: number): void {
+  if (!Number.isInteger(readLatency) || readLatency < 2 || readLatency > 1e7) throw new RangeError(`host memory: readLatency must be an integer in [2, 10^7], got ${readLatency}`);
+  if (!Number.isInteger(jitter) || jitter < 0 || jitter > 1e7) throw new RangeError(`host memory: jitter must be an integer in [0, 10^7], got ${jitter}`);
+}
+
+export class HostMemory extends Component {
+  readonly cfg: HostMemConfig;
+  readonly att: AttTable;
+  readonly req: NumChannel;
+  readonly resp: NumChannel;
+  private readonly rng: Rng;
+  private readLatency: number;
+  private jitter: number;
+  // outstanding reads
+  private readonly due: Float64Array;
+  private readonly seq: Float64Array;
+  private readonly value: Float64Array;
+  private n = 0;
+  private nextSeq = 0;
+  private readonly cReads;
+
+  constructor(parent: Scope, name: string, cfg: Partial<HostMemConfig> = {}, att?: AttTable) {
+    super(parent, name);
+    const c: HostMemConfig = { ...HOSTMEM_DEFAULTS, ...cfg };
+    checkLatency(c.readLatency, c.jitter);
+    if (!Number.isInteger(c.maxReads) || c.maxReads < 1 || c.maxReads > 65536) throw new RangeError(`host memory: maxReads must be an integer in [1, 65536], got ${c.maxReads}`);
+    this.cfg = c;
+    this.att = att ?? new AttTable(c.vaBits, c.paBits);
+    this.req = new NumChannel(this, 'req', { capacity: 2, latency: 1 }).bindConsumer(this);
+    this.resp = new NumChannel(this, 'resp', { capacity: 4, latency: 1 }).bindProducer(this);
+    this.rng = new Rng(c.seed);
+    this.readLatency = c.readLatency;
+    this.jitter = c.jitter;
+    this.due = new Float64Array(c.maxReads);
+    this.seq = new Float64Array(c.maxReads);
+    this.value = new Float64Array(c.maxReads);
+    this.cReads = this.counter('reads');
+  }
+
+  /** Change the read latency and jitter (between cycles); reads already accepted keep their timing. */
+  setLatency(readLatency: number, jitter: number): void {
+    checkLatency(readLatency, jitter);
+    this.readLatency = readLatency;
+    this.jitter = jitter;
+  }
+
+  get outstanding(): number {
+    return this.n;
+  }
+
+  override reset(): void {
+    this.n = 0;
+    this.nextSeq = 0;
+    this.rng.reseed(this.cfg.seed);
+    this.readLatency = this.cfg.readLatency;
+    this.jitter = this.cfg.jitter;
+  }
+
+  tick(t: number): number {
+    // accept one read: sample the ATT now, schedule the completion push so it is visible at issue + latency + jitter
+    if (this.n < this.due.length && this.req.canPop()) {
+      const r = this.req.pop();
+      const tag = r % READ_TAG_LIMIT;
+      const page = (r - tag) / READ_TAG_LIMIT;
+      const e = this.att.read(page);
+      const extra = this.jitter > 0 ? this.rng.int(this.jitter + 1) : 0;
+      const i = this.n++;
+      this.due[i] = t + this.readLatency - 2 + extra;
+      this.seq[i] = this.nextSeq++;
+      this.value[i] = e * READ_TAG_LIMIT + tag; // frame * 2048 + valid * 1024 + tag
+      this.cReads.inc();
+    }
+    // completion: the oldest-due read (ties: accepted first) whose due cycle has come
+    let waiting = false;
+    if (this.n > 0) {
+      let best = -1;
+      for (let i = 0; i < this.n; i++) {
+        if (this.due[i]! <= t && (best < 0 || this.due[i]! < this.due[best]! || (this.due[i] === this.due[best] && this.seq[i]! < this.seq[best]!))) best = i;
+      }
+      if (best >= 0) {
+        if (this.resp.canPush()) {
+          this.resp.push(this.value[best]!);
+          const last = this.n - 1;
+          this.due[best] = this.due[last]!;
+          this.seq[best] = this.seq[last]!;
+          this.value[best] = this.value[last]!;
+          this.n = last;
+          for (let i = 0; i < this.n; i++) if (this.due[i]! <= t) waiting = true; // another one is already due
+        } else waiting = true;
+      }
+    }
+    if (waiting || this.req.canPop()) return t + 1;
+    if (this.n === 0) return NEVER;
+    let next = Infinity;
+    for (let i = 0; i < this.n; i++) if (this.due[i]! < next) next = this.due[i]!;
+    return next > t ? next : t + 1;
+  }
+}

@@ -1,0 +1,274 @@
+/**
+ * A testbench around one ATC + host memory that checks every step against the golden cache model
+ * and the freshness oracle while software (the test) drives lookups, ATT updates, refreshes and
+ * latency changes between cycles:
+ *
+ * - the ATC's verification monitor reports each tag-array operation in the order it happens; the
+ *   golden model (models/nic/cacheModel.ts) replays the same operations and must agree on every
+ *   hit/miss, hit way, fill way and evicted page, and every refresh removal;
+ * - every response is matched to an outstanding tag (no loss, no duplication), its status and
+ *   latency are checked, hits must return the model's frame, fills must return an ATT version the
+ *   oracle accepts, and installs must not be stale.
+ *
+ * Any disagreement throws at once (so fast-check shrinks to the first bad step).
+ */
+import { Simulator, type SimulatorOptions } from '../../../rtl/kernel/index.ts';
+import {
+  ATC_BYPASS,
+  ATC_ERROR,
+  ATC_FAULT,
+  ATC_HIT,
+  ATC_MERGED,
+  ATC_MISS,
+  type Atc,
+  type AtcConfig,
+  AtcReq,
+  buildAtcWithHost,
+  PAGE_BYTES,
+  type RefreshRequest,
+} from '../../../rtl/nic/atc/index.ts';
+import { ATT_DEFAULT_OFFSET, type AttTable, type HostMemory } from '../../../rtl/nic/hostmem/index.ts';
+import { SetAssocCacheModel } from '../../../models/nic/cacheModel.ts';
+import { type RefreshRecord, TranslationOracle } from './translationOracle.ts';
+
+export interface WorldConfig {
+  atc: Partial<AtcConfig> & { entries: number; ways: number };
+  readLatency: number;
+  jitter: number;
+  seed: number;
+  sim?: SimulatorOptions;
+}
+
+interface Outstanding {
+  req: AtcReq;
+  kind: 'cache' | 'bypass' | 'error';
+  /** set by the lookup event: expected hit frame (-1 = miss) */
+  expectHit: number | null;
+}
+
+export interface ResponseLogEntry {
+  tag: number;
+  status: number;
+  pfn: number;
+  accept: number;
+  done: number;
+}
+
+class Failure extends Error {}
+
+export class AtcWorld {
+  readonly sim: Simulator;
+  readonly atc: Atc;
+  readonly host: HostMemory;
+  readonly att: AttTable;
+  readonly model: SetAssocCacheModel;
+  readonly oracle: TranslationOracle;
+  readonly log: ResponseLogEntry[] = [];
+  readonly outstanding = new Map<number, Outstanding>();
+  /** cache lookups pushed but not yet seen by the tag array, in push order */
+  private readonly lookupQueue: Outstanding[] = [];
+  readonly refreshes: RefreshRecord[] = [];
+  private refreshQueue: RefreshRecord[] = [];
+  private active: RefreshRecord | null = null;
+  private readonly installedAt = new Map<number, number>();
+  private nextTag = 0;
+  private nextFrame = 2 ** 35;
+  private minReadLatency: number;
+  readonly hitLatency: number;
+  counts = { lookups: 0, hits: 0, installs: 0, evictions: 0, invalidations: 0, staleFills: 0 };
+
+  constructor(readonly cfg: WorldConfig) {
+    this.sim = new Simulator(cfg.sim ?? {});
+    const sys = buildAtcWithHost(this.sim, cfg.atc, { readLatency: cfg.readLatency, jitter: cfg.jitter, seed: cfg.seed });
+    this.atc = sys.atc;
+    this.host = sys.host;
+    this.att = sys.att;
+    this.minReadLatency = cfg.readLatency;
+    this.hitLatency = this.atc.cfg.hitLatency;
+    this.model = new SetAssocCacheModel(cfg.atc.entries, cfg.atc.ways, this.atc.cfg.replacement);
+    this.oracle = new TranslationOracle((p) => (p + ATT_DEFAULT_OFFSET) % this.att.frameLimit);
+    this.atc.monitor = {
+      lookup: (t, page, hit, way) => this.onLookup(t, page, hit, way),
+      install: (t, page, pfn, way, evicted) => this.onInstall(t, page, pfn, way, evicted),
+      invalidate: (t, page, way) => this.onInvalidate(t, page, way),
+      refreshStart: (t, base, top) => this.onRefreshStart(t, base, top),
+      refreshDone: (t) => this.onRefreshDone(t),
+      staleFill: () => {
+        this.counts.staleFills++;
+      },
+    };
+  }
+
+  private fail(msg: string): never {
+    throw new Failure(`cycle ${this.sim.cycle}: ${msg}`);
+  }
+
+  // ---------------- stimulus (between cycles) ----------------
+
+  /** Push a lookup if the request channel has room; returns its tag or -1. */
+  lookup(va: number, physical = false): number {
+    if (!this.atc.req.canPush()) return -1;
+    const r = new AtcReq();
+    r.tag = this.nextTag++;
+    r.va = va;
+    r.physical = physical;
+    const bad = !(Number.isInteger(va) && va >= 0 && va < 2 ** this.atc.cfg.vaBits);
+    const o: Outstanding = { req: r, kind: bad ? 'error' : physical ? 'bypass' : 'cache', expectHit: null };
+    this.outstanding.set(r.tag, o);
+    if (o.kind === 'cache' && this.atc.cfg.mode === 'cache') this.lookupQueue.push(o);
+    this.atc.req.push(r);
+    return r.tag;
+  }
+
+  /** Software changes a translation in the ATT (a unique new frame, or invalid). */
+  attWrite(page: number, valid: boolean): void {
+    const frame = this.nextFrame++;
+    this.att.write(page, frame, valid);
+    this.oracle.write(page, frame, valid);
+  }
+
+  /** Push a refresh of [base, top] if the channel has room. */
+  refresh(base: number, top: number): boolean {
+    if (!this.atc.refreshIn.canPush()) return false;
+    const rec = this.oracle.requestRefresh(base, top);
+    this.refreshes.push(rec);
+    this.refreshQueue.push(rec);
+    const rq: RefreshRequest = { basePage: base, topPage: top, refreshId: this.refreshes.length };
+    this.atc.refreshIn.push(rq);
+    return true;
+  }
+
+  setLatency(readLatency: number, jitter: number): void {
+    this.host.setLatency(readLatency, jitter);
+    this.minReadLatency = Math.min(this.minReadLatency, readLatency);
+  }
+
+  step(n = 1): void {
+    for (let i = 0; i < n; i++) {
+      this.sim.step(1);
+      this.collect();
+    }
+  }
+
+  get idle(): boolean {
+    return this.outstanding.size === 0 && this.active === null && this.refreshQueue.length === 0;
+  }
+
+  /** Run until every lookup is answered and every refresh done; then compare the arrays with the model. */
+  drain(maxCycles = 200000): void {
+    for (let i = 0; i < maxCycles && !this.idle; i++) this.step();
+    if (!this.idle) this.fail(`not idle after ${maxCycles} cycles: ${this.outstanding.size} lookups outstanding (lost?), refresh active ${this.active !== null}`);
+    if (this.atc.mshr.busy !== 0) this.fail(`${this.atc.mshr.busy} MSHRs still busy when idle`);
+    if (this.atc.inFlight !== 0) this.fail(`ATC reports ${this.atc.inFlight} requests in flight when idle`);
+    this.compareArrays();
+  }
+
+  /** Every set of the RTL tag array equals the model's. */
+  compareArrays(): void {
+    if (this.atc.cfg.mode !== 'cache') return;
+    const tags = this.atc.tags;
+    for (let set = 0; set < this.atc.sets; set++) {
+      const m = this.model.contents(set);
+      for (let w = 0; w < tags.ways; w++) {
+        const i = set * tags.ways + w;
+        const rtl = tags.valid[i] ? { page: tags.page[i]!, pfn: tags.pfn[i]! } : null;
+        const mm = m[w] ?? null;
+        if (JSON.stringify(rtl) !== JSON.stringify(mm)) this.fail(`set ${set} way ${w}: RTL holds ${JSON.stringify(rtl)}, model ${JSON.stringify(mm)}`);
+      }
+    }
+  }
+
+  // ---------------- checking ----------------
+
+  private collect(): void {
+    const resp = this.atc.resp;
+    while (resp.canPop()) {
+      const r = resp.pop();
+      const o = this.outstanding.get(r.tag);
+      if (!o || o.req !== r) this.fail(`response for tag ${r.tag} that is not outstanding (duplicate or corrupted)`);
+      this.outstanding.delete(r.tag);
+      this.log.push({ tag: r.tag, status: r.status, pfn: r.pfn, accept: r.acceptCycle, done: r.doneCycle });
+      if (r.doneCycle !== this.sim.cycle) this.fail(`tag ${r.tag}: doneCycle ${r.doneCycle} but popped in its first visible cycle ${this.sim.cycle}`);
+      const lat = r.doneCycle - r.acceptCycle;
+      if (o.kind === 'error') {
+        if (r.status !== ATC_ERROR) this.fail(`tag ${r.tag}: bad address answered with status ${r.status}`);
+        if (lat !== this.hitLatency) this.fail(`tag ${r.tag}: error latency ${lat}, expected ${this.hitLatency}`);
+        continue;
+      }
+      if (o.kind === 'bypass') {
+        if (r.status !== ATC_BYPASS || r.pa !== r.va) this.fail(`tag ${r.tag}: bypass answered status ${r.status} pa ${r.pa}`);
+        if (lat !== this.hitLatency) this.fail(`tag ${r.tag}: bypass latency ${lat}, expected ${this.hitLatency}`);
+        continue;
+      }
+      const page = Math.floor(r.va / PAGE_BYTES);
+      if (this.atc.cfg.mode === 'buffer') continue;
+      if (o.expectHit === null) this.fail(`tag ${r.tag}: answered but its lookup never reached the tag array`);
+      if (o.expectHit >= 0) {
+        if (r.status !== ATC_HIT || r.pfn !== o.expectHit) this.fail(`tag ${r.tag}: model says hit with frame ${o.expectHit}, RTL answered status ${r.status} frame ${r.pfn}`);
+        if (lat !== this.hitLatency) this.fail(`tag ${r.tag}: hit latency ${lat}, expected exactly ${this.hitLatency}`);
+        if (r.pa !== r.pfn * PAGE_BYTES + (r.va % PAGE_BYTES)) this.fail(`tag ${r.tag}: pa ${r.pa} does not match frame ${r.pfn}`);
+      } else {
+        if (r.status !== ATC_MISS && r.status !== ATC_MERGED && r.status !== ATC_FAULT) this.fail(`tag ${r.tag}: model says miss, RTL answered status ${r.status}`);
+        if (lat < this.minReadLatency + 1) this.fail(`tag ${r.tag}: miss answered after ${lat} cycles, less than the read latency + 1 = ${this.minReadLatency + 1}`);
+      }
+      const bad = this.oracle.judgeResponse(page, r.status === ATC_FAULT ? null : r.pfn, r.acceptCycle);
+      if (bad !== null) this.fail(bad);
+    }
+  }
+
+  private onLookup(t: number, page: number, hit: boolean, way: number): void {
+    this.counts.lookups++;
+    const o = this.lookupQueue.shift();
+    if (!o) this.fail(`tag array lookup of page ${page} with no cache lookup pending`);
+    const want = Math.floor(o.req.va / PAGE_BYTES);
+    if (want !== page) this.fail(`lookup out of order: tag array looked up page ${page}, next pushed lookup is page ${want}`);
+    if (o.req.acceptCycle !== t) this.fail(`lookup of page ${page} in cycle ${t} but the request says accepted in ${o.req.acceptCycle}`);
+    const m = this.model.lookup(page);
+    if (m.hit !== hit || (hit && m.way !== way)) this.fail(`page ${page}: RTL ${hit ? `hit way ${way}` : 'miss'}, model ${m.hit ? `hit way ${m.way}` : 'miss'}`);
+    o.expectHit = hit ? m.pfn! : -1;
+    if (hit) this.counts.hits++;
+  }
+
+  private onInstall(t: number, page: number, pfn: number, way: number, evicted: number): void {
+    this.counts.installs++;
+    const f = this.model.fill(page, pfn);
+    if (f.way !== way || (f.evicted ?? -1) !== evicted) this.fail(`fill of page ${page}: RTL way ${way} evicting ${evicted}, model way ${f.way} evicting ${f.evicted ?? -1}`);
+    if (evicted >= 0) this.counts.evictions++;
+    this.installedAt.set(page, t);
+    const bad = this.oracle.judgeInstall(page, pfn, t);
+    if (bad !== null) this.fail(bad);
+  }
+
+  private onInvalidate(_t: number, page: number, way: number): void {
+    this.counts.invalidations++;
+    const a = this.active;
+    if (!a) this.fail(`page ${page} invalidated with no refresh active`);
+    if (page < a.base || page > a.top) this.fail(`refresh [${a.base}, ${a.top}] removed page ${page} outside its range`);
+    if (this.atc.cfg.mode === 'cache') {
+      const w = this.model.invalidate(page);
+      if (w !== way) this.fail(`refresh removed page ${page} from way ${way}, model has it in way ${w}`);
+    }
+  }
+
+  private onRefreshStart(t: number, base: number, top: number): void {
+    const rec = this.refreshQueue.shift();
+    if (!rec || rec.base !== base || rec.top !== top) this.fail(`refresh [${base}, ${top}] started, expected ${rec ? `[${rec.base}, ${rec.top}]` : 'none'}`);
+    if (this.active) this.fail('a refresh started while another is active');
+    rec.startCycle = t;
+    this.active = rec;
+  }
+
+  private onRefreshDone(t: number): void {
+    const a = this.active;
+    if (!a) this.fail('refresh done with none active');
+    a.doneCycle = t + 1;
+    // every page of the range still held must have been installed after the refresh started
+    // (a fresh fill, already judged by the oracle); older tags must all be gone
+    if (this.atc.cfg.mode === 'cache') {
+      for (const p of this.model.pages()) {
+        if (p >= a.base && p <= a.top && (this.installedAt.get(p) ?? -1) < a.startCycle) this.fail(`refresh [${a.base}, ${a.top}] done but page ${p}, installed in cycle ${this.installedAt.get(p)}, is still cached`);
+      }
+    }
+    this.active = null;
+  }
+}

@@ -1,0 +1,64 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import {
+  readTestFloatFile,
+  runTestFloat,
+  TESTFLOAT_MODE_NAMES,
+  TESTFLOAT_OPS,
+  TESTFLOAT_ROUNDINGS,
+  TESTFLOAT_TYPES,
+  TestFloatFormatError,
+} from '../../../rtl/sharp/alu/testfloat.ts';
+
+const DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../../shared/testfloat');
+
+function file(type: string, op: string, rounding: keyof typeof TESTFLOAT_MODE_NAMES): string {
+  return join(DIR, `${type}_${op}_${TESTFLOAT_MODE_NAMES[rounding]}.txt.gz`);
+}
+
+describe('Berkeley TestFloat vectors through the bit-level datapath', () => {
+  it('has all 24 vector files', () => {
+    for (const type of TESTFLOAT_TYPES) for (const op of TESTFLOAT_OPS) for (const r of TESTFLOAT_ROUNDINGS) expect(existsSync(file(type, op, r)), file(type, op, r)).toBe(true);
+  });
+
+  for (const type of TESTFLOAT_TYPES) {
+    for (const op of TESTFLOAT_OPS) {
+      for (const rounding of TESTFLOAT_ROUNDINGS) {
+        it(`${type} ${op} ${rounding}: every case matches bits and flags`, () => {
+          const res = runTestFloat(readTestFloatFile(file(type, op, rounding)), { op, type, rounding, maxMismatches: 5 });
+          expect(res.mismatches).toEqual([]);
+          expect(res.failed).toBe(0);
+          expect(res.passed).toBe(46464);
+        });
+      }
+    }
+  }
+});
+
+describe('TestFloat runner', () => {
+  it('reports mismatches (vectors replayed in the wrong rounding mode fail)', () => {
+    const res = runTestFloat(readTestFloatFile(file('f32', 'add', 'rup')), { op: 'add', type: 'f32', rounding: 'rdn', maxMismatches: 3 });
+    expect(res.failed).toBeGreaterThan(1000);
+    expect(res.mismatches).toHaveLength(3);
+    expect(res.passed + res.failed).toBe(46464);
+  });
+
+  it('compares flags as well as bits', () => {
+    // 1 + 1 = 2 exactly: flags 00; a line claiming inexact must fail
+    expect(runTestFloat('3C00 3C00 4000 00\n', { op: 'add', type: 'f16', rounding: 'rne' })).toMatchObject({ passed: 1, failed: 0 });
+    expect(runTestFloat('3C00 3C00 4000 01\n', { op: 'add', type: 'f16', rounding: 'rne' })).toMatchObject({ passed: 0, failed: 1 });
+    // an expected NaN matches our canonical NaN (TestFloat's x86 default NaN is negative)
+    expect(runTestFloat('7C00 FC00 FE00 10\n', { op: 'add', type: 'f16', rounding: 'rne' })).toMatchObject({ passed: 1 });
+  });
+
+  it('names the line of a malformed case', () => {
+    const run = (text: string) => () => runTestFloat(text, { op: 'add', type: 'f16', rounding: 'rne' });
+    expect(run('3C00 3C00 4000 00\n\n3C00 3C0G 4000 00\n')).toThrow(/line 3: .*not hexadecimal/);
+    expect(run('3C00 3C00 4000\n')).toThrow(/line 1: .*missing flags/);
+    expect(run('3C00 3C00 4000 00 77\n')).toThrow(/line 1: unexpected text/);
+    expect(run('3C00 3C00000 4000 00\n')).toThrow(/line 1: .*4 hex digits/);
+    expect(run('3C00 3C00 4000 100\n')).toThrow(TestFloatFormatError);
+  });
+});
