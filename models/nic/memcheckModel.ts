@@ -70,6 +70,11 @@ export class MemCheckerModel {
   }
 
   check(q: ModelCheck): { reason: ModelReason; vp: number } {
+    return this.checkAgainst(q, (i) => this.table[i]!);
+  }
+
+  /** The verdict with the items taken from `itemAt` (e.g. a table as it was at some cycle). */
+  checkAgainst(q: ModelCheck, itemAt: (index: number) => ModelItem): { reason: ModelReason; vp: number } {
     if (!isInt(q.item) || q.item < 0 || q.item >= this.items) return { reason: 'bad_request', vp: -1 };
     if (!isInt(q.key) || q.key < 0 || BigInt(q.key) >= 1n << 32n) return { reason: 'bad_request', vp: -1 };
     if (!isInt(q.va) || q.va < 0 || BigInt(q.va) >= this.space) return { reason: 'bad_request', vp: -1 };
@@ -77,7 +82,7 @@ export class MemCheckerModel {
     const start = BigInt(q.va);
     const end = start + BigInt(q.len); // exclusive
     if (end > this.space) return { reason: 'bad_request', vp: -1 };
-    const it = this.table[q.item]!;
+    const it = itemAt(q.item);
     const vp = it.vp;
     if (!it.valid) return { reason: 'invalid_item', vp };
     if (it.key !== q.key) return { reason: 'key_mismatch', vp };

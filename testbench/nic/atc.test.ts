@@ -29,8 +29,16 @@ import { AtcWorld, type WorldConfig } from './lib/atcWorld.ts';
 type Cmd = fc.Command<object, AtcWorld>;
 const PAGE0 = 0x40;
 
+/** Pages the commands use: a few more than the cache holds, so there are hits, conflicts and evictions. */
 function poolPages(w: AtcWorld): number {
-  return Math.max(6, 3 * w.atc.cfg.entries);
+  return w.atc.cfg.entries + 2 * w.atc.cfg.ways + 1;
+}
+
+/** Push when the request channel has room (stepping meanwhile), then let one cycle pass. */
+function pushLookup(w: AtcWorld, va: number, physical: boolean): void {
+  for (let i = 0; i < 10000 && !w.atc.req.canPush(); i++) w.step();
+  w.lookup(va, physical);
+  w.step();
 }
 
 class LookupCmd implements Cmd {
@@ -44,11 +52,39 @@ class LookupCmd implements Cmd {
   }
   run(_m: object, w: AtcWorld): void {
     const page = PAGE0 + (this.page % poolPages(w));
-    if (this.kind === 'bad') w.lookup(this.off % 2 === 0 ? 2 ** 48 + this.off : -1 - this.off);
-    else w.lookup(page * 4096 + this.off, this.kind === 'bypass');
+    if (this.kind === 'bad') pushLookup(w, this.off % 2 === 0 ? 2 ** 48 + this.off : -1 - this.off, false);
+    else pushLookup(w, page * 4096 + this.off, this.kind === 'bypass');
   }
   toString(): string {
     return `lookup(${this.page}, ${this.off}, ${this.kind})`;
+  }
+}
+
+/** Several lookups, one pushed per cycle when the channel allows (misses pile up, merge and stall). */
+class BurstCmd implements Cmd {
+  constructor(readonly pages: number[]) {}
+  check(): boolean {
+    return true;
+  }
+  run(_m: object, w: AtcWorld): void {
+    for (const p of this.pages) pushLookup(w, (PAGE0 + (p % poolPages(w))) * 4096 + p, false);
+  }
+  toString(): string {
+    return `burst(${this.pages.join(',')})`;
+  }
+}
+
+/** The consumer does not pop for n cycles (responses back up; the hit pipeline stalls). */
+class HoldCmd implements Cmd {
+  constructor(readonly n: number) {}
+  check(): boolean {
+    return true;
+  }
+  run(_m: object, w: AtcWorld): void {
+    w.hold(this.n);
+  }
+  toString(): string {
+    return `hold(${this.n})`;
   }
 }
 
@@ -116,12 +152,15 @@ class DrainCmd implements Cmd {
   }
 }
 
+const pageArb = fc.oneof(fc.nat(3), fc.nat(70));
 const commands = [
-  fc.tuple(fc.nat(60), fc.nat(4095), fc.constantFrom<'cache' | 'bypass' | 'bad'>('cache', 'cache', 'cache', 'cache', 'cache', 'bypass', 'bad')).map(([p, o, k]) => new LookupCmd(p, o, k)),
-  fc.tuple(fc.nat(60), fc.nat(4095)).map(([p, o]) => new LookupCmd(p, o, 'cache')),
+  fc.tuple(pageArb, fc.nat(4095), fc.constantFrom<'cache' | 'bypass' | 'bad'>('cache', 'cache', 'cache', 'cache', 'cache', 'bypass', 'bad')).map(([p, o, k]) => new LookupCmd(p, o, k)),
+  fc.tuple(pageArb, fc.nat(4095)).map(([p, o]) => new LookupCmd(p, o, 'cache')),
+  fc.array(pageArb, { minLength: 2, maxLength: 12 }).map((ps) => new BurstCmd(ps)),
+  fc.integer({ min: 1, max: 20 }).map((n) => new HoldCmd(n)),
   fc.integer({ min: 1, max: 30 }).map((n) => new StepCmd(n)),
   fc.integer({ min: 50, max: 250 }).map((n) => new StepCmd(n)),
-  fc.tuple(fc.nat(60), fc.boolean(), fc.constantFrom<'page' | 'small' | 'all' | 'none'>('page', 'page', 'small', 'all', 'none')).map(([p, v, r]) => new UpdateCmd(p, v || p % 5 !== 0, r)),
+  fc.tuple(pageArb, fc.boolean(), fc.constantFrom<'page' | 'small' | 'all' | 'none'>('page', 'page', 'small', 'all', 'none')).map(([p, v, r]) => new UpdateCmd(p, v || p % 5 !== 0, r)),
   fc.tuple(fc.integer({ min: 2, max: 80 }), fc.integer({ min: 0, max: 60 })).map(([l, j]) => new LatencyCmd(l, j)),
   fc.constant(new DrainCmd()),
 ];
@@ -135,6 +174,7 @@ const worldArb = fc.record({
   probe: fc.constantFrom(-1, 0, 2),
   readLatency: fc.integer({ min: 2, max: 60 }),
   jitter: fc.integer({ min: 0, max: 40 }),
+  respCapacity: fc.constantFrom(2, 4),
   seed: fc.nat(),
 });
 
@@ -142,7 +182,7 @@ type WorldParams = typeof worldArb extends fc.Arbitrary<infer T> ? T : never;
 
 function makeWorld(r: WorldParams, replacement: 'lru' | 'plru', sim?: WorldConfig['sim']): AtcWorld {
   return new AtcWorld({
-    atc: { entries: r.ways * r.sets, ways: r.ways, replacement, mshrs: r.mshrs, mshrTargets: r.mshrTargets, hitLatency: r.hitLatency, refreshProbeMax: r.probe },
+    atc: { entries: r.ways * r.sets, ways: r.ways, replacement, mshrs: r.mshrs, mshrTargets: r.mshrTargets, hitLatency: r.hitLatency, refreshProbeMax: r.probe, respCapacity: r.respCapacity },
     readLatency: r.readLatency,
     jitter: r.jitter,
     seed: r.seed,
@@ -153,8 +193,9 @@ function makeWorld(r: WorldParams, replacement: 'lru' | 'plru', sim?: WorldConfi
 describe('ATC against the golden cache model, random command sequences', () => {
   for (const replacement of ['lru', 'plru'] as const) {
     it(`${replacement}: hit/miss, victims, refresh removals, responses and freshness agree`, () => {
+      const tot = { hits: 0, evictions: 0, invalidations: 0, staleFills: 0, merged: 0, mshrStalls: 0, outputStalls: 0 };
       fc.assert(
-        fc.property(worldArb, fc.commands(commands, { maxCommands: 60 }), (r, cmds) => {
+        fc.property(worldArb, fc.commands(commands, { maxCommands: 80, size: 'max' }), (r, cmds) => {
           const w = makeWorld(r, replacement);
           fc.modelRun(() => ({ model: {}, real: w }), cmds);
           w.drain();
@@ -164,9 +205,18 @@ describe('ATC against the golden cache model, random command sequences', () => {
           expect(s.hits.value + s.misses.value + s.merged.value).toBe(w.counts.lookups);
           expect(s.evictions.value).toBe(w.counts.evictions);
           expect(s.staleFills.value).toBe(w.counts.staleFills);
+          tot.hits += w.counts.hits;
+          tot.evictions += w.counts.evictions;
+          tot.invalidations += w.counts.invalidations;
+          tot.staleFills += w.counts.staleFills;
+          tot.merged += s.merged.value;
+          tot.mshrStalls += s.mshrStallCycles.value;
+          tot.outputStalls += s.outputStallCycles.value;
         }),
-        { numRuns: 45 },
+        { numRuns: 100 },
       );
+      // the runs exercised every path the properties are about
+      for (const [k, v] of Object.entries(tot)) expect(v, k).toBeGreaterThan(0);
     });
   }
 
@@ -388,6 +438,7 @@ describe('ATC bad input', () => {
     expect(() => atcConfig({ mshrs: 0 })).toThrow(/mshrs must be at least 1/);
     expect(() => atcConfig({ ways: 3, entries: 96, replacement: 'plru' })).toThrow(/power-of-two/);
     expect(() => atcConfig({ hitLatency: 1 })).toThrow(/hitLatency/);
+    expect(() => atcConfig({ respCapacity: 1 })).toThrow(/respCapacity/);
     expect(() => atcConfig({ replacement: 'fifo' as 'lru' })).toThrow(/replacement/);
     const sim = new Simulator();
     const host = new HostMemory(sim, 'h');
@@ -436,7 +487,7 @@ describe('ATC footprint', () => {
 describe('ATC results do not depend on activity skipping or evaluation order', () => {
   it('skipping on, off and shuffled give identical responses and statistics', () => {
     fc.assert(
-      fc.property(worldArb, fc.constantFrom<'lru' | 'plru'>('lru', 'plru'), fc.commands(commands, { maxCommands: 40 }), (r, pol, cmds) => {
+      fc.property(worldArb, fc.constantFrom<'lru' | 'plru'>('lru', 'plru'), fc.commands(commands, { maxCommands: 40, size: 'max' }), (r, pol, cmds) => {
         const runs = [{ skipping: true }, { skipping: false }, { skipping: true, shuffleSeed: r.seed + 1 }].map((sim) => {
           const w = makeWorld(r, pol, sim);
           for (const c of cmds) c.run({}, w);

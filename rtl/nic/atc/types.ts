@@ -99,7 +99,7 @@ export interface AtcConfig {
   vaBits: number;
   /** physical address bits (default 48, at most 52) */
   paBits: number;
-  /** capacity of the response channel (default 4) */
+  /** capacity of the response channel (>= 2 so one response per cycle gets through the registered credit; default 4) */
   respCapacity: number;
   /** linear 1-cycle buckets of the latency histogram (default 4096) */
   latencyBuckets: number;
@@ -144,7 +144,7 @@ export function atcConfig(p: Partial<AtcConfig> = {}): AtcConfig {
   const sets = c.entries / c.ways;
   if (c.refreshProbeMax === -1) c.refreshProbeMax = sets;
   intIn('refreshProbeMax', c.refreshProbeMax, 0, 2 ** 40);
-  intIn('respCapacity', c.respCapacity, 1, 1024);
+  intIn('respCapacity', c.respCapacity, 2, 1024);
   intIn('latencyBuckets', c.latencyBuckets, 1, 1 << 20);
   return c;
 }

@@ -239,7 +239,7 @@ export class MemChecker extends Component {
       this.writeIn.pop();
       w.result = err.code;
       w.error = err.msg;
-      w.appliedCycle = -1;
+      w.appliedCycle = t;
       w.refreshId = 0;
       this.stats.rejectedWrites.inc();
       return true;

@@ -82,7 +82,7 @@ export class ItemWrite implements RefreshRequest {
   result = -1;
   /** what was wrong, for a rejected write */
   error = '';
-  /** cycle the write was applied (visible to checks granted from the next cycle) */
+  /** cycle the write port took the write: applied (visible to checks granted from the next cycle) or rejected */
   appliedCycle = -1;
   /** refresh sequence number (1, 2, ...), 0 when no refresh was sent */
   refreshId = 0;

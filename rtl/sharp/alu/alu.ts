@@ -74,7 +74,14 @@ export interface AluHeader {
 
 export interface AluOperand {
   kind: 'operand';
+  /** identifies the operation among those in flight (the context key) */
   opId: number;
+  /**
+   * operation identity for stochastic rounding (docs/alu.md operationId); defaults to opId. The
+   * aggregation node derives it from (job, tree, group, seq), so the random streams never depend
+   * on the order in which contexts were allocated.
+   */
+  seedId?: number;
   slot: number;
   hdr: AluHeader;
   data: Uint8Array;
@@ -321,7 +328,7 @@ export class Alu extends Component {
     c.avail.fill(Number.POSITIVE_INFINITY);
     c.issued.fill(0);
     c.flags = 0;
-    c.opSeed = makeOpSeed(this.params.seed, m.opId >>> 0);
+    c.opSeed = makeOpSeed(this.params.seed, (m.seedId ?? m.opId) >>> 0);
     c.wideMode = accumulatorBytes(h) !== elementBytes(h.type, h.op, h.indexType);
     c.beats = Math.max(1, Math.ceil((h.count * accumulatorBytes(h)) / this.params.widthBytes));
     c.depth = passDepth(this.params, h);

@@ -46,7 +46,10 @@ function mul32(x: number, y: number): void {
   mHi = (hh + (lh >>> 16) + (hl >>> 16) + (t >>> 16)) | 0;
 }
 
-/** Exposed for the integer lanes (64-bit wrapping product): low 64 bits of x * y, x and y 32-bit. */
+/**
+ * The multiplier's 32 x 32 -> 64 core, shared with the integer lanes (64-bit wrapping product):
+ * full product of unsigned 32-bit x and y, out[0] = high word, out[1] = low word.
+ */
 export function mulWide32(x: number, y: number, out: Int32Array | Uint32Array): void {
   mul32(x, y);
   out[0] = mHi;

@@ -1,0 +1,211 @@
+/**
+ * The Aggregation Manager (seed 000 sections III-C, III-E, III-F): the management entity that
+ * builds trees over the topology, creates groups (per-AN child sets, then trimming), gives every
+ * job a resource allocation at every AN it uses (quotas that the ANs enforce), installs the
+ * multicast forwarding entries for UD result distribution, and handles faults: on an error report
+ * from an AN, a port-state event from a switch, a dead process seen by SHArPd or a failed TCA, it
+ * notifies every member host of every affected job with an error completion and revokes the job's
+ * allocation on every AN (JOB_REVOKE frees its contexts). It never uses timeouts.
+ */
+import { type Channel, Component, NEVER, type Scope } from '../kernel/index.ts';
+import { MCAST_BASE } from './frame.ts';
+import type { ToAm, ToHost } from './mgmt.ts';
+import { decodePacket, encodePacket, SharpStatus } from './packet/index.ts';
+import type { SharpSwitch } from './switch.ts';
+import type { Topology } from './topology.ts';
+import { buildTree, multicastPorts, planGroup, type GroupPlan, type SharpTree } from './trees.ts';
+
+export interface GroupQuota {
+  /** operations a member may have outstanding in the group (default 8) */
+  maxOps: number;
+  /** payload bytes a member may have in flight in the group (default maxOps x 256) */
+  maxBytes: number;
+}
+
+export interface JobRecord {
+  job: number;
+  groups: GroupPlan[];
+  quota: Map<number, GroupQuota>; // group -> quota
+  /** 0 while healthy, else the status it was revoked with */
+  revoked: number;
+  revokedAt: number;
+}
+
+export const AM_NODE_ID = 0xfffe;
+
+export class AggregationManager extends Component {
+  /** channels to each AN (by switch node id), each host, and from every reporter */
+  readonly toAn = new Map<number, Channel<Uint8Array>>();
+  readonly toHost = new Map<number, Channel<ToHost>>();
+  readonly inputs: Channel<ToAm>[] = [];
+  readonly jobs = new Map<number, JobRecord>();
+  private readonly trees = new Map<number, SharpTree>();
+  private readonly outbox: { ch: Channel<Uint8Array> | Channel<ToHost>; msg: Uint8Array | ToHost }[] = [];
+  private mgmtSeq = 1;
+  /** (AN, job) -> operations and bytes granted there */
+  private readonly grants = new Map<string, { ops: number; bytes: number }>();
+  readonly events: { at: number; what: string; jobs: number[] }[] = [];
+  private readonly cReports;
+  private readonly cRevokes;
+
+  constructor(
+    parent: Scope,
+    name: string,
+    readonly topo: Topology,
+    readonly routes: Map<number, Int16Array>,
+    readonly switches: Map<number, SharpSwitch>,
+    /** context-table capacity of every AN: the sum of quotas granted there never exceeds it */
+    readonly anContexts: number,
+  ) {
+    super(parent, name);
+    this.cReports = this.counter('reports');
+    this.cRevokes = this.counter('revocations');
+  }
+
+  tree(id: number): SharpTree {
+    let t = this.trees.get(id);
+    if (!t) {
+      t = buildTree(this.topo, id);
+      this.trees.set(id, t);
+    }
+    return t;
+  }
+
+  /**
+   * Create a group of a job on a tree: GROUP_CREATE over the untrimmed sub-tree, GROUP_TRIM to the
+   * new root and the ANs above it, JOB_QUOTA updates, multicast entries, and group-ready to every
+   * member. Management messages leave now and arrive after the management latency.
+   */
+  createGroup(job: number, group: number, treeId: number, members: readonly number[], quota: Partial<GroupQuota> = {}): GroupPlan {
+    const q: GroupQuota = { maxOps: quota.maxOps ?? 8, maxBytes: quota.maxBytes ?? (quota.maxOps ?? 8) * 256 };
+    if (!Number.isInteger(q.maxOps) || q.maxOps < 1 || q.maxOps > 0xffff) throw new RangeError(`group quota maxOps must be in 1..65535, got ${q.maxOps}`);
+    const tree = this.tree(treeId);
+    const plan = planGroup(this.topo, tree, job, group, members);
+    let rec = this.jobs.get(job);
+    if (!rec) {
+      rec = { job, groups: [], quota: new Map(), revoked: 0, revokedAt: -1 };
+      this.jobs.set(job, rec);
+    }
+    // untrimmed sub-tree: the trimmed plan plus the chain of ANs above its root
+    const chain = [...plan.trimmed];
+    for (const an of plan.ans.keys()) {
+      if (this.grantedOps(an) + q.maxOps > this.anContexts) throw new RangeError(`AN ${this.topo.nodes[an]!.name} has no room for ${q.maxOps} more operation contexts (capacity ${this.anContexts})`);
+    }
+    if (rec.groups.some((g) => g.group === group)) throw new RangeError(`job ${job} already has group ${group}`);
+    for (const [an, role] of plan.ans) {
+      const grant = this.grants.get(`${an}/${job}`) ?? { ops: 0, bytes: 0 };
+      const ops = grant.ops + q.maxOps;
+      const bytes = grant.bytes + q.maxOps * role.children.length * 256;
+      this.grants.set(`${an}/${job}`, { ops, bytes });
+      this.sendAn(an, encodePacket({ type: 'JOB_QUOTA', job, seq: this.mgmtSeq++, source: AM_NODE_ID, maxOps: ops, maxBufferBytes: bytes }));
+    }
+    // create over the untrimmed tree (the ANs above the root see the single child below them)
+    for (let i = 0; i < chain.length; i++) {
+      const an = chain[i]!;
+      const child = i + 1 < chain.length ? chain[i + 1]! : plan.root;
+      this.sendAn(an, encodePacket({ type: 'GROUP_CREATE', job, tree: treeId, group, seq: this.mgmtSeq++, source: AM_NODE_ID, parent: tree.parent.get(an)! < 0 ? null : tree.parent.get(an)!, children: [child] }));
+    }
+    for (const [an, role] of plan.ans) {
+      const parent = an === plan.root && chain.length > 0 ? chain[chain.length - 1]! : role.parent;
+      this.sendAn(an, encodePacket({ type: 'GROUP_CREATE', job, tree: treeId, group, seq: this.mgmtSeq++, source: AM_NODE_ID, parent, children: role.children }));
+    }
+    // trim: the new root ends the sub-tree, the ANs above drop the group
+    if (chain.length > 0) {
+      for (const an of [plan.root, ...chain]) {
+        this.sendAn(an, encodePacket({ type: 'GROUP_TRIM', job, tree: treeId, group, seq: this.mgmtSeq++, source: AM_NODE_ID, newRoot: plan.root, level: plan.rootLevel }));
+      }
+    }
+    // multicast forwarding entries from the root's switch toward the members
+    const mcast = MCAST_BASE + (job << 16) + group;
+    for (const [sw, ports] of multicastPorts(this.topo, this.routes, plan.root, plan.members)) this.switches.get(sw)!.mft.set(mcast, ports);
+    rec.groups.push(plan);
+    rec.quota.set(group, q);
+    plan.members.forEach((h, rank) => {
+      this.sendHost(h, { kind: 'group-ready', job, group, tree: treeId, rank, size: plan.members.length, mcast, maxOps: q.maxOps, maxBytes: q.maxBytes });
+    });
+    this.wake(this.sim.cycle);
+    return plan;
+  }
+
+  /** Operation contexts granted at an AN over all jobs: end-to-end resource availability. */
+  private grantedOps(an: number): number {
+    let s = 0;
+    for (const [k, g] of this.grants) if (k.startsWith(`${an}/`)) s += g.ops;
+    return s;
+  }
+
+  private sendAn(an: number, bytes: Uint8Array): void {
+    const ch = this.toAn.get(an);
+    if (!ch) throw new Error(`AM: no management channel to AN ${an}`);
+    this.outbox.push({ ch, msg: bytes });
+  }
+
+  private sendHost(h: number, m: ToHost): void {
+    const ch = this.toHost.get(h);
+    if (!ch) throw new Error(`AM: no management channel to host ${h}`);
+    this.outbox.push({ ch, msg: m });
+  }
+
+  tick(t: number): number {
+    for (const ch of this.inputs) while (ch.canPop()) this.handle(ch.pop(), t);
+    while (this.outbox.length > 0) {
+      const o = this.outbox[0]!;
+      if (!o.ch.canPush()) break;
+      (o.ch as Channel<unknown>).push(o.msg);
+      this.outbox.shift();
+    }
+    return this.outbox.length > 0 ? t + 1 : NEVER;
+  }
+
+  private handle(m: ToAm, t: number): void {
+    this.cReports.inc();
+    if (m.kind === 'report') {
+      const d = decodePacket(m.bytes);
+      if (!d.ok || d.pkt.type !== 'ERROR_REPORT') return; // an unreadable report: nothing to act on
+      const r = d.pkt;
+      this.revokeJobs([r.job], r.status, t, `AN ${m.from} reported status ${r.status} for job ${r.job}`);
+      return;
+    }
+    const affected: number[] = [];
+    for (const rec of this.jobs.values()) {
+      if (rec.revoked) continue;
+      const hit = rec.groups.some((g) => this.groupUses(g, m.event, m.node, m.peer));
+      if (hit) affected.push(rec.job);
+    }
+    const status = m.event === 'link-down' ? SharpStatus.LINK_DOWN : m.event === 'node-failure' ? SharpStatus.NODE_FAILURE : SharpStatus.HOST_FAILURE;
+    this.revokeJobs(affected, status, t, `${m.event} at node ${m.node} (peer ${m.peer})`);
+  }
+
+  /** Does the group's tree use the failed element? */
+  private groupUses(g: GroupPlan, event: string, node: number, peer: number): boolean {
+    if (event === 'host-failure') return g.members.includes(node);
+    if (event === 'node-failure') return g.ans.has(node);
+    // a link: an edge between a child and its AN in the group's sub-tree
+    for (const [an, role] of g.ans) {
+      if ((an === node && role.children.includes(peer)) || (an === peer && role.children.includes(node))) return true;
+    }
+    return false;
+  }
+
+  private revokeJobs(jobs: number[], status: number, t: number, why: string): void {
+    const done: number[] = [];
+    for (const job of new Set(jobs)) {
+      const rec = this.jobs.get(job);
+      if (!rec || rec.revoked) continue;
+      rec.revoked = status;
+      rec.revokedAt = t;
+      done.push(job);
+      this.cRevokes.inc();
+      const ans = new Set<number>();
+      const hosts = new Set<number>();
+      for (const g of rec.groups) {
+        for (const an of g.ans.keys()) ans.add(an);
+        for (const an of g.trimmed) ans.add(an);
+        for (const h of g.members) hosts.add(h);
+      }
+      for (const h of hosts) this.sendHost(h, { kind: 'job-error', job, status });
+      for (const an of ans) this.sendAn(an, encodePacket({ type: 'JOB_REVOKE', job, seq: this.mgmtSeq++, source: AM_NODE_ID }));
+    }
+    this.events.push({ at: t, what: why, jobs: done });
+  }
+}
