@@ -127,6 +127,23 @@ export class AggregationManager extends Component {
     return plan;
   }
 
+  /**
+   * A job ended normally: its allocation is returned (JOB_REVOKE to every AN it used, which frees
+   * its groups and contexts there) and its grants are released; members are not notified.
+   */
+  endJob(job: number): void {
+    const rec = this.jobs.get(job);
+    if (!rec) throw new RangeError(`no job ${job}`);
+    const ans = new Set<number>();
+    for (const g of rec.groups) for (const an of [...g.ans.keys(), ...g.trimmed]) ans.add(an);
+    for (const an of ans) {
+      this.sendAn(an, encodePacket({ type: 'JOB_REVOKE', job, seq: this.mgmtSeq++, source: AM_NODE_ID }));
+      this.grants.delete(`${an}/${job}`);
+    }
+    this.jobs.delete(job);
+    this.wake(this.sim.cycle);
+  }
+
   /** Operation contexts granted at an AN over all jobs: end-to-end resource availability. */
   private grantedOps(an: number): number {
     let s = 0;

@@ -34,9 +34,9 @@ export interface AnParams {
   contexts: number;
   /** group table entries (default 1024) */
   groups: number;
-  /** TCA cycles per packet (receive or send) */
+  /** TCA packet-processing pipeline latency in cycles (receive or send) */
   packetCycles: number;
-  /** TCA cycles per payload byte (receive or send) */
+  /** TCA datapath occupancy per payload byte in cycles (receive or send); a packet occupies the engine for max(1, ceil(byteCycles x payload)) cycles */
   byteCycles: number;
   alu: Partial<AluParams>;
 }
@@ -178,13 +178,19 @@ export class AggregationNode extends Component {
   /** Fault injection: the TCA stops; everything in it is lost. */
   fail(): void {
     this.failed = true;
+    // the dead TCA holds nothing any more (a replacement starts empty)
+    this.ctxs.clear();
+    this.byAlu.clear();
+    this.quotas.clear();
+    this.groups.clear();
     this.rxDone.length = 0;
     this.txQueue.length = 0;
     this.aluQueue.length = 0;
   }
 
-  private cost(payload: number): number {
-    return Math.max(1, Math.ceil(this.params.packetCycles + this.params.byteCycles * payload - 1e-9));
+  /** Cycles a packet occupies an engine (the next one can start after this). */
+  private occupancy(payload: number): number {
+    return Math.max(1, Math.ceil(this.params.byteCycles * payload - 1e-9));
   }
 
   tick(t: number): number {
@@ -196,14 +202,13 @@ export class AggregationNode extends Component {
     }
     // management packets from the AM
     while (this.mgmtIn.canPop()) this.management(this.mgmtIn.pop(), t);
-    // receive engine: take a frame when free; it is processed when its cost has elapsed
+    // receive engine (pipelined): a frame enters when the datapath is free and is handled after the pipeline latency
     if (t >= this.rxFreeAt && this.input.canPop()) {
       const f = this.input.pop();
       this.cRx.inc();
-      const payload = Math.max(0, f.bytes.length - 36);
-      const done = t + this.cost(payload);
-      this.rxFreeAt = done;
-      this.rxDone.push([done, f]);
+      const occ = this.occupancy(Math.max(0, f.bytes.length - 36));
+      this.rxFreeAt = t + occ;
+      this.rxDone.push([t + occ + Math.ceil(this.params.packetCycles), f]);
     }
     while (this.rxDone.length > 0 && this.rxDone[0]![0] <= t) this.receive(this.rxDone.shift()![1], t);
     // ALU results
@@ -217,12 +222,12 @@ export class AggregationNode extends Component {
       }
       this.alu.in.push(m);
     }
-    // send engine: one frame per cost, then the internal port serializes it
+    // send engine (pipelined): one frame per datapath occupancy, then the internal port serializes it
     while (this.txQueue.length > 0 && t >= this.txFreeAt) {
       const f = this.txQueue.shift()!;
-      const done = t + this.cost(Math.max(0, f.bytes.length - 36));
-      this.txFreeAt = done;
-      this.port.send(f, done);
+      const occ = this.occupancy(Math.max(0, f.bytes.length - 36));
+      this.txFreeAt = t + occ;
+      this.port.send(f, t + occ + Math.ceil(this.params.packetCycles));
       this.cTx.inc();
     }
     this.port.flush(t);
@@ -290,6 +295,7 @@ export class AggregationNode extends Component {
       this.byAlu.delete(c.aluOpId);
       this.ctxs.delete(k);
     }
+    for (const [k, g] of this.groups) if (g.job === job) this.groups.delete(k);
     const q = this.quotas.get(job);
     if (q) {
       q.revoked = true;
@@ -437,11 +443,12 @@ export class AggregationNode extends Component {
       const done: AggResponse = { ...r, count: 0, payload: new Uint8Array(0), targetKind: 'all', targetId: r.dist === 'rc' ? 0 : g.mcast, dist: r.dist };
       return this.distribute({ ...done }, job);
     }
-    if (r.dist === 'rc' || r.dist === 'rc+ud') for (const child of g.children) this.sendTo(child, r, job);
+    // the multicast copy goes first: with rc+ud the members complete on it, the RC copies follow
     if (r.dist === 'ud' || r.dist === 'rc+ud') {
       const bytes = encodePacket(r);
       this.txQueue.push({ dst: g.mcast, src: this.nodeId, mcast: true, job: -1, bytes, wireBytes: wireBytes(r, 'ud') });
     }
+    if (r.dist === 'rc' || r.dist === 'rc+ud') for (const child of g.children) this.sendTo(child, r, job);
   }
 
   /** A response from the parent (RC distribution): pass it to every child. */

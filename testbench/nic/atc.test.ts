@@ -213,7 +213,7 @@ describe('ATC against the golden cache model, random command sequences', () => {
           tot.mshrStalls += s.mshrStallCycles.value;
           tot.outputStalls += s.outputStallCycles.value;
         }),
-        { numRuns: 100 },
+        { numRuns: 150 },
       );
       // the runs exercised every path the properties are about
       for (const [k, v] of Object.entries(tot)) expect(v, k).toBeGreaterThan(0);

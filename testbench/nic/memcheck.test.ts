@@ -311,7 +311,7 @@ describe('memory checker against the golden model, random command sequences', ()
         expect(w.checker.stats.checks.value).toBe(w.counts.checks);
         expect(w.checker.stats.rejectedWrites.value).toBe(w.counts.rejected);
       }),
-      { numRuns: 120 },
+      { numRuns: 200 },
     );
     for (const [k, v] of Object.entries(tot)) expect(v, k).toBeGreaterThan(0);
     expect([...reasons].sort()).toEqual([...MC_REASON_NAMES].sort());

@@ -17,16 +17,25 @@ export class AtcTraceDriver extends Component {
   /** responses whose tag was not outstanding (would be a duplicate or a corrupted tag) */
   unexpected = 0;
   private readonly outstanding: Uint8Array;
+  /** an array trace is replayed from its start, wrapping (and restarts on reset); a sampler is endless */
+  private readonly trace: Float64Array | null = null;
+  private readonly sampler: (() => number) | null = null;
+  private pos = 0;
 
   constructor(
     parent: Scope,
     name: string,
     private readonly atc: Atc,
-    private trace: Float64Array,
+    trace: Float64Array | (() => number),
     private total: number,
     readonly window: number,
   ) {
     super(parent, name);
+    if (typeof trace === 'function') this.sampler = trace;
+    else {
+      if (trace.length === 0) throw new RangeError('driver trace is empty');
+      this.trace = trace;
+    }
     if (!Number.isInteger(window) || window < 1) throw new RangeError(`driver window must be a positive integer, got ${window}`);
     atc.req.bindProducer(this);
     atc.resp.bindConsumer(this);
@@ -45,7 +54,7 @@ export class AtcTraceDriver extends Component {
     return this.completed >= this.total;
   }
 
-  /** Continue with `more` requests taken from the trace (wrapping); for repeated benchmark chunks. */
+  /** Continue with `more` requests taken from the trace; for repeated benchmark chunks. */
   extend(more: number): void {
     this.total += more;
     this.wake(this.sim.cycle);
@@ -53,6 +62,7 @@ export class AtcTraceDriver extends Component {
 
   override reset(): void {
     this.next = 0;
+    this.pos = 0;
     this.completed = 0;
     this.errors = 0;
     this.unexpected = 0;
@@ -76,7 +86,10 @@ export class AtcTraceDriver extends Component {
     if (this.next < this.total && this.nFree > 0 && req.canPush()) {
       const tag = this.free[--this.nFree]!;
       const r = this.pool[tag]!;
-      r.va = this.trace[this.next % this.trace.length]!;
+      if (this.trace !== null) {
+        r.va = this.trace[this.pos]!;
+        this.pos = this.pos + 1 === this.trace.length ? 0 : this.pos + 1;
+      } else r.va = this.sampler!();
       r.physical = false;
       r.status = -1;
       this.outstanding[tag] = 1;
@@ -91,7 +104,7 @@ export class AtcTraceDriver extends Component {
 export interface AtcRunOptions {
   atc: Partial<AtcConfig>;
   host: Partial<HostMemConfig>;
-  trace: Float64Array;
+  trace: Float64Array | (() => number);
   requests: number;
   window: number;
   skipping?: boolean;

@@ -53,33 +53,37 @@ function searchCdf(cdf: Float64Array, u: number): number {
 }
 
 /**
- * uniform: pages drawn uniformly from the universe; zipf: page ranks drawn from zipf(s); both
- * with a random 64-byte-aligned offset in the page. stream: consecutive 64-byte lines
- * (64 requests per page) through the universe, wrapping.
+ * An endless address stream. uniform: pages drawn uniformly from the universe; zipf: page ranks
+ * drawn from zipf(s); both with a random 64-byte-aligned offset in the page. stream: consecutive
+ * 64-byte lines (64 requests per page) through the universe, wrapping.
  */
-export function generateTrace(o: TraceOptions): Float64Array {
-  const n = o.requests;
+export function traceSampler(o: Omit<TraceOptions, 'requests'>): () => number {
   const pages = o.pages ?? TRACE_DEFAULT_PAGES;
-  if (!Number.isInteger(n) || n < 1) throw new InputError(`trace: requests must be a positive integer, got ${n}`);
   if (!Number.isInteger(pages) || pages < 1 || pages > 2 ** 26) throw new InputError(`trace: pages must be an integer in [1, 2^26], got ${pages}`);
   const rng = new Rng(o.seed);
-  const out = new Float64Array(n);
   if (o.kind === 'stream') {
     const span = pages * 64;
-    for (let i = 0; i < n; i++) {
+    let i = 0;
+    return () => {
       const line = i % span;
-      out[i] = 0x10000000 + line * 64;
-    }
-    return out;
+      i++;
+      return 0x10000000 + line * 64;
+    };
   }
-  if (o.kind === 'uniform') {
-    for (let i = 0; i < n; i++) out[i] = scramblePage(rng.int(pages)) * 4096 + rng.int(64) * 64;
-    return out;
-  }
+  if (o.kind === 'uniform') return () => scramblePage(rng.int(pages)) * 4096 + rng.int(64) * 64;
   const s = o.zipfS ?? TRACE_DEFAULT_ZIPF_S;
   if (!(s > 0 && s < 10)) throw new InputError(`trace: zipf exponent must be in (0, 10), got ${s}`);
   const cdf = zipfCdf(pages, s);
-  for (let i = 0; i < n; i++) out[i] = scramblePage(searchCdf(cdf, rng.float())) * 4096 + rng.int(64) * 64;
+  return () => scramblePage(searchCdf(cdf, rng.float())) * 4096 + rng.int(64) * 64;
+}
+
+/** `requests` addresses of a synthetic trace. */
+export function generateTrace(o: TraceOptions): Float64Array {
+  const n = o.requests;
+  if (!Number.isInteger(n) || n < 1) throw new InputError(`trace: requests must be a positive integer, got ${n}`);
+  const next = traceSampler(o);
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) out[i] = next();
   return out;
 }
 
