@@ -173,6 +173,8 @@ interface Ctx {
   nextNode: number;
   /** cycle from which every operand is present (Infinity until the last is accepted) */
   allAt: number;
+  /** earliest cycle at which an unissued node could issue (NEVER: none can yet); cached, see refresh() */
+  nodeWake: number;
   flags: number;
   lastAccept: number;
   opSeed: number;
@@ -335,6 +337,22 @@ export class Alu extends Component {
     c.avail[m.slot] = t + w;
     // the write port is serial, so the last operand accepted is the last one present
     if (c.present === h.children) c.allAt = t + w;
+    this.refresh(c);
+  }
+
+  /** Recompute c.nodeWake; readiness changes only when an item's avail does (accept, issue). */
+  private refresh(c: Ctx): void {
+    let w = NEVER;
+    if (c.hdr.count > 0) {
+      const nodes = c.sched.nodes;
+      const last = this.isLinear ? Math.min(c.nextNode + 1, nodes.length) : nodes.length;
+      for (let j = c.nextNode; j < last; j++) {
+        if (c.issued[j]) continue;
+        const r = this.nodeReady(c, j);
+        if (r < w) w = r;
+      }
+    }
+    c.nodeWake = w;
   }
 
   private allocate(m: AluOperand, t: number): number {
@@ -361,6 +379,7 @@ export class Alu extends Component {
         issued: new Uint8Array(MAX_CHILDREN),
         nextNode: 0,
         allAt: NEVER,
+        nodeWake: NEVER,
         flags: 0,
         lastAccept: t,
         opSeed: 0,
@@ -376,7 +395,7 @@ export class Alu extends Component {
     c.used = true;
     c.draining = false;
     c.opId = m.opId;
-    c.hdr = h;
+    c.hdr = { ...h }; // the ALU's own copy: a sender reusing its header object cannot change it
     c.present = 0;
     c.seen.fill(0);
     c.nSeen = 0;
@@ -389,6 +408,7 @@ export class Alu extends Component {
     c.issued.fill(0);
     c.nextNode = 0;
     c.allAt = NEVER;
+    c.nodeWake = NEVER;
     c.flags = 0;
     c.opSeed = makeOpSeed(this.params.seed, (m.seedId ?? m.opId) >>> 0);
     c.wideMode = accumulatorBytes(h) !== elementBytes(h.type, h.op, h.indexType);
@@ -417,10 +437,9 @@ export class Alu extends Component {
     const act = this.active;
     for (let k = 0; k < act.length; k++) {
       const c = this.ctxs[act[k]!]!;
-      if (c.draining || c.hdr.count === 0) continue; // a barrier has no data to combine
+      if (c.draining || c.nodeWake > t) continue; // (a barrier never has a node to issue)
       const nodes = c.sched.nodes;
-      const last = this.isLinear ? Math.min(c.nextNode + 1, nodes.length) : nodes.length;
-      for (let j = c.nextNode; j < last; j++) {
+      for (let j = c.nextNode; j < nodes.length; j++) {
         if (c.issued[j] || this.nodeReady(c, j) > t) continue;
         const n = nodes[j]!;
         c.issued[j] = 1;
@@ -429,6 +448,7 @@ export class Alu extends Component {
         c.flags |= combine(c.hdr, out, c.views[this.slotOfItem(c, n.right)]!, out, 0, c.hdr.count, n.id, c.opSeed);
         c.avail[n.out] = t + c.beats + c.depth - 1;
         this.issueFreeAt = t + c.beats;
+        this.refresh(c);
         this.cPasses.inc();
         this.cBeats.inc(c.beats);
         return;
@@ -473,21 +493,15 @@ export class Alu extends Component {
     const t1 = t + 1;
     let w = NEVER;
     if (this.in.held() > 0) w = Math.max(t1, this.writeFreeAt);
-    if (this.done.length > 0) w = Math.min(w, Math.max(t1, this.outFreeAt));
+    // a full `out` wakes us when the consumer pops; otherwise retry when the port is free
+    if (this.done.length > 0 && this.out.held() < this.out.capacity) w = Math.min(w, Math.max(t1, this.outFreeAt));
     const act = this.active;
     for (let k = 0; k < act.length; k++) {
       const c = this.ctxs[act[k]!]!;
       if (c.draining) continue;
       const r = this.readyAt(c);
       if (r < w) w = Math.max(t1, r);
-      if (c.hdr.count === 0) continue;
-      const nodes = c.sched.nodes;
-      const last = this.isLinear ? Math.min(c.nextNode + 1, nodes.length) : nodes.length;
-      for (let j = c.nextNode; j < last; j++) {
-        if (c.issued[j]) continue;
-        const ready = this.nodeReady(c, j);
-        if (ready < w) w = Math.min(w, Math.max(t1, ready, this.issueFreeAt));
-      }
+      if (c.nodeWake < w) w = Math.min(w, Math.max(t1, c.nodeWake, this.issueFreeAt));
     }
     return w;
   }

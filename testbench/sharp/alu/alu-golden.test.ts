@@ -24,7 +24,7 @@ function shape(rng: Rng, eb: number): { children: number; count: number } {
   const r = rng.int(4);
   const children = r === 0 ? 1 + rng.int(64) : r === 1 ? rng.pick([1, 2, 3, 7, 8, 9, 31, 32, 33, 63, 64]) : 1 + rng.int(8);
   const maxCount = Math.floor(256 / eb);
-  const budget = Math.max(1, Math.floor(600 / children)); // elements x children per operation
+  const budget = Math.max(1, Math.floor(2000 / children)); // elements x children per operation
   const count = rng.int(8) === 0 ? maxCount : rng.int(Math.min(maxCount, budget) + 1);
   return { children, count };
 }
@@ -130,7 +130,7 @@ describe('ALU = golden model', () => {
         const specs = hdrs.filter((h) => validateHeader(h.type, h.op, 0, 1, h.indexType) === 0).map((h, i) => makeSpec(rng, i + 1, h));
         checkAgainstGolden(randomParams(rng, order), specs, interleave(rng, specs, 30, 4));
       }),
-      { numRuns: 25 },
+      { numRuns: 40 },
     );
   });
 });

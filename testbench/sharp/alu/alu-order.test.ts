@@ -69,7 +69,7 @@ describe('arrival-order independence', () => {
           }
         }
       }),
-      { numRuns: 40 },
+      { numRuns: 60 },
     );
   });
 });
