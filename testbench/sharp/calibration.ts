@@ -160,13 +160,7 @@ function round3(v: number): number {
   return Number(v.toPrecision(3));
 }
 
-export interface TableRow {
-  table: 'I' | 'V' | 'VI';
-  label: string;
-  hosts: number;
-  bytes: number;
-  dist: DistMode;
-  paper_us: number;
+export interface TableRow extends Cell {
   sim_us: number;
   err_pct: number;
   fitted: boolean;
