@@ -2,11 +2,16 @@
  * `netoffload atc sweep` and `netoffload atc refresh-check`: output shapes, the expected trends on a
  * zipf trace, and clear errors for bad input.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
+
+const tempDirs: string[] = [];
+afterAll(() => {
+  for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+});
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -59,6 +64,7 @@ describe('atc sweep', () => {
 
   it('reads a trace file of hexadecimal addresses', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'atc-'));
+    tempDirs.push(dir);
     const f = join(dir, 'ok.txt');
     writeFileSync(f, '# warm then hit\n0x1000\n1008\n\n0x0000000002000  # another page\n0x1010\n');
     const r = await cli('atc', 'sweep', '--ways', '2', '--entries', '16', '--trace', `file:${f}`, '--pcie-latency', '20', '--jitter', '0', '--json');
@@ -70,6 +76,7 @@ describe('atc sweep', () => {
 
   it('reports malformed trace lines with their line number, and other bad input, with exit code 2', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'atc-'));
+    tempDirs.push(dir);
     const bad = join(dir, 'bad.txt');
     writeFileSync(bad, '0x1000\n0x2000\n\n0x12g4\n');
     let r = await cli('atc', 'sweep', '--trace', `file:${bad}`, '--entries', '64');
