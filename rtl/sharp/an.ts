@@ -386,7 +386,7 @@ export class AggregationNode extends Component {
       this.aluQueue.push({ kind: 'operand', opId: c.aluOpId, seedId: seedIdOf(p.job, p.tree, p.group, p.seq), slot, hdr, data: p.payload });
       c.aluPending = true;
     }
-    this.maybeFinish(c, t);
+    this.maybeFinish(c);
   }
 
   private failOp(c: OpCtx, status: number): void {
@@ -404,11 +404,11 @@ export class AggregationNode extends Component {
       c.result = r;
       c.flags |= r.flags;
     }
-    this.maybeFinish(c, t);
+    this.maybeFinish(c);
   }
 
   /** Done when every child contributed and the ALU has answered (or the operation failed). */
-  private maybeFinish(c: OpCtx, t: number): void {
+  private maybeFinish(c: OpCtx): void {
     const k = c.group.children.length;
     if (c.nArrived < k) return;
     if (!c.status && !c.result) return;
@@ -430,7 +430,6 @@ export class AggregationNode extends Component {
       const resp: AggResponse = { ...c.first, type: 'AGG_RESPONSE', source: this.nodeId, status: c.status, aluFlags: c.flags & 31, payload: data };
       this.distribute(resp, c.job);
     }
-    void t;
   }
 
   /** Root: send the result by the operation's distribution mode. */

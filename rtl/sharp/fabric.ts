@@ -114,8 +114,7 @@ export class Fabric {
       this.am.inputs.push(mOut);
       const swOut = new Channel<ToAm>(sw, 'to_am', { capacity: 4096, latency: mgmt }).bindConsumer(this.am).bindProducer(sw);
       this.am.inputs.push(swOut);
-      sw.events = (e, at) => {
-        void at;
+      sw.events = (e) => {
         if (swOut.canPush()) swOut.push({ kind: 'event', event: 'link-down', node: e.node, peer: e.peer });
       };
     }
@@ -134,10 +133,9 @@ export class Fabric {
     return nsToCycles(this.timing, ns);
   }
 
-  /** Run until every host has the groups it was told about (after createGroup). */
-  settle(maxCycles = 1_000_000): void {
+  /** Let the management messages sent so far arrive (one management latency). */
+  settle(): void {
     this.sim.step(nsToCycles(this.timing, this.timing.mgmtNs) + 2);
-    void maxCycles;
   }
 
   /** Fault injection: fail the link between nodes a and b; the switch end(s) report it to the AM. */

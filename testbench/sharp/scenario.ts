@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { goldenTreeReduce } from '../../models/sharp/golden.ts';
-import { MemorySink, Rng, VcdTracer, fileSink } from '../../rtl/kernel/index.ts';
+import { Rng, VcdTracer, fileSink } from '../../rtl/kernel/index.ts';
 import { seedIdOf } from '../../rtl/sharp/an.ts';
 import { type DataType, elementBytes, type IndexType, isFloat, type Op, type Rounding, TYPE_BYTES } from '../../rtl/sharp/alu/types.ts';
 import { Fabric, type FabricConfig } from '../../rtl/sharp/fabric.ts';
@@ -143,7 +143,6 @@ export function runAllreduce(o: AllreduceOptions): AllreduceReport {
     };
     callIter(0, sim.cycle);
   });
-  const start = sim.cycle;
   sim.runUntil(() => done.every((d) => d.length === total), 50_000_000);
   sim.closeTraces();
   // latency: average over members of the measured iterations' call-to-completion times
@@ -181,8 +180,6 @@ export function runAllreduce(o: AllreduceOptions): AllreduceReport {
       else if (!bytesEqual(c.data, expected)) mismatches.push(`host ${h} iteration ${i}: result differs from the golden model`);
     });
   }
-  void start;
-  void MemorySink;
   return {
     hosts: members.length,
     bytes: o.bytes,
