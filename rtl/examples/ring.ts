@@ -5,22 +5,44 @@ import { Component, NEVER, NumChannel, NumFifo, type Scope, Simulator, type Simu
  * of N stages; each stage holds a 16-entry FIFO, accepts a token from its input channel when the
  * FIFO has room and forwards one token per cycle with data + 1 over a one-cycle channel. The last
  * stage feeds back into stage 0, which checks that every token comes back as (emitted + N), in order.
+ *
+ * Timing: a token pushed by stage k in cycle t is popped by stage k + 1 in t + 1 (channel latency 1)
+ * and leaves its FIFO in t + 2 at the earliest (the FIFO is a register stage too), so a token needs
+ * 2 cycles per stage and the ring holds about 2N tokens in steady state, one transfer per channel
+ * per cycle.
+ *
+ * Fields are `declare`d and set in the constructor: a plainly declared field would first be defined
+ * as undefined (ES2022 class fields), which costs a type check on every access in V8.
  */
 export class RingSource extends Component {
-  readonly out: NumChannel;
-  in!: NumChannel;
-  private readonly sent: Float64Array;
-  private sentHead = 0;
-  private sentTail = 0;
-  emitted = 0;
-  received = 0;
-  errors = 0;
-  firstError = '';
+  declare readonly out: NumChannel;
+  declare in: NumChannel;
+  /** emitted tokens not yet returned: a ring sized for the most tokens that can be in flight */
+  private declare readonly sent: Float64Array;
+  private declare readonly mask: number;
+  private declare sentHead: number;
+  private declare sentTail: number;
+  declare emitted: number;
+  declare received: number;
+  declare errors: number;
+  declare firstError: string;
+  private declare readonly stages: number;
 
-  constructor(parent: Scope, name: string, private readonly stages: number, capacity: number) {
+  constructor(parent: Scope, name: string, stages: number, capacity: number) {
     super(parent, name);
     this.out = new NumChannel(this, 'out', { capacity, latency: 1 }).bindProducer(this);
-    this.sent = new Float64Array(1 << 16);
+    // tokens in flight: at most one channel's capacity plus one FIFO (16) per stage
+    let size = 1024;
+    while (size < (16 + capacity) * (stages + 1)) size *= 2;
+    this.sent = new Float64Array(size);
+    this.mask = size - 1;
+    this.sentHead = 0;
+    this.sentTail = 0;
+    this.emitted = 0;
+    this.received = 0;
+    this.errors = 0;
+    this.firstError = '';
+    this.stages = stages;
   }
 
   override reset(): void {
@@ -34,7 +56,7 @@ export class RingSource extends Component {
     while (inp.canPop()) {
       const v = inp.pop();
       const want = this.sent[this.sentHead]! + this.stages;
-      this.sentHead = (this.sentHead + 1) & 0xffff;
+      this.sentHead = (this.sentHead + 1) & this.mask;
       if (v !== want) {
         if (this.errors === 0) this.firstError = `cycle ${t}: token ${this.received} came back as ${v}, expected ${want}`;
         this.errors++;
@@ -44,7 +66,7 @@ export class RingSource extends Component {
     if (this.out.canPush()) {
       this.out.push(t);
       this.sent[this.sentTail] = t;
-      this.sentTail = (this.sentTail + 1) & 0xffff;
+      this.sentTail = (this.sentTail + 1) & this.mask;
       this.emitted++;
     }
     return t + 1;
@@ -52,20 +74,23 @@ export class RingSource extends Component {
 }
 
 export class RingStage extends Component {
-  readonly out: NumChannel;
-  private readonly fifo: NumFifo;
+  declare readonly in_: NumChannel;
+  declare readonly out: NumChannel;
+  private declare readonly fifo: NumFifo;
 
-  constructor(parent: Scope, name: string, readonly in_: NumChannel, capacity: number) {
+  constructor(parent: Scope, name: string, in_: NumChannel, capacity: number) {
     super(parent, name);
-    in_.bindConsumer(this);
-    this.fifo = new NumFifo(this, 16);
+    this.in_ = in_.bindConsumer(this);
     this.out = new NumChannel(this, 'out', { capacity, latency: 1 }).bindProducer(this);
+    this.fifo = new NumFifo(this, 16);
   }
 
   tick(t: number): number {
+    const inp = this.in_;
     const fifo = this.fifo;
-    if (this.in_.canPop() && fifo.canPush()) fifo.push(this.in_.pop());
-    if (fifo.canPop() && this.out.canPush()) this.out.push(fifo.pop() + 1);
+    const out = this.out;
+    if (inp.canPop() && fifo.canPush()) fifo.push(inp.pop());
+    if (fifo.canPop() && out.canPush()) out.push(fifo.pop() + 1);
     return fifo.held() > 0 ? t + 1 : NEVER;
   }
 
@@ -93,7 +118,6 @@ export function buildRing(stages: number, opts: SimulatorOptions & { channelCapa
     list.push(s);
     prev = s.out;
   }
-  prev.bindConsumer(source);
-  source.in = prev;
+  source.in = prev.bindConsumer(source);
   return { sim, source, stages: list };
 }

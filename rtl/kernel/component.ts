@@ -38,24 +38,70 @@ export function childPath(parent: Scope | null, name: string): string {
  * - Evaluating it in a cycle where it has nothing to do changes nothing
  *   (it is idempotent when idle), and it counts events, never evaluations.
  */
-export abstract class Component implements Scope {
+/** @internal cold per-component state */
+export interface ComponentInfo {
   readonly path: string;
-  readonly sim: Simulator;
-  /** @internal index in the simulator's component list */
-  _id = -1;
-  /** @internal cycle for which this component is queued in the next-cycle list */
-  _stamp = -1;
-  /** @internal the simulator's group for this component's class */
-  _grp!: Group;
-  /** @internal set when a tracer includes this component */
-  _traced = false;
-  /** @internal signals declared by this component */
-  readonly _signals: Signal[] = [];
+  id: number;
+  traced: boolean;
+  sigs: Signal[] | null;
+  /** channels this component consumes (bindConsumer) and produces (bindProducer), checked when it goes to sleep */
+  readonly inputs: InputChannel[];
+  readonly outputs: OutputChannel[];
+}
+
+/** @internal what the simulator needs of an input channel when its consumer goes to sleep */
+export interface InputChannel {
+  _nextReady(t: number): number;
+  _subscribe(c: Component): void;
+}
+
+/** @internal what the simulator needs of an output channel when its producer goes to sleep */
+export interface OutputChannel {
+  _subscribeProducer(c: Component, t: number): void;
+}
+
+export abstract class Component implements Scope {
+  // Fields are `declare`d and created by the constructor in this order, the ones the scheduler
+  // touches every cycle first: a field declared the plain way would first be defined as undefined,
+  // and V8 would then treat it as a tagged value of any type (checks on every access).
+  /** @internal cycle for which this component is queued (-1 when it is not) */
+  declare _stamp: number;
+  declare readonly sim: Simulator;
+  /** @internal state the scheduler and the tick never touch (kept out of the object: its hot fields, and the subclass's, share fewer cache lines) */
+  declare readonly _info: ComponentInfo;
+  /** @internal the simulator's group for this component's class (set by the simulator) */
+  declare _grp: Group;
 
   constructor(parent: Scope, name: string) {
+    this._stamp = -1;
     this.sim = parent.sim;
-    this.path = childPath(parent, name);
+    this._info = { path: childPath(parent, name), id: -1, traced: false, sigs: null, inputs: [], outputs: [] };
     this.sim._register(this);
+  }
+
+  get path(): string {
+    return this._info.path;
+  }
+
+  /** @internal index in the simulator's component list */
+  get _id(): number {
+    return this._info.id;
+  }
+  set _id(v: number) {
+    this._info.id = v;
+  }
+
+  /** @internal set when a tracer includes this component */
+  get _traced(): boolean {
+    return this._info.traced;
+  }
+  set _traced(v: boolean) {
+    this._info.traced = v;
+  }
+
+  /** @internal signals declared by this component */
+  get _signals(): Signal[] {
+    return (this._info.sigs ??= []);
   }
 
   /** Evaluate one cycle; see the class contract. */

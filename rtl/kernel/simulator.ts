@@ -1,6 +1,7 @@
 import { NEVER, type Component, type Scope, type Signal } from './component.ts';
 import { Rng } from './rng.ts';
 import { StatsRegistry } from './stats.ts';
+import { SlabSpace } from './slab.ts';
 
 /** Something with state the simulator returns to its reset value (registers, channels, SRAMs...). */
 export interface Resettable {
@@ -47,36 +48,36 @@ export class SimulationLimitError extends Error {
  * commit loop: a cycle is just the evaluation of the components that are awake.
  */
 export class Simulator implements Scope {
-  readonly path = '';
-  readonly sim: Simulator = this;
-  readonly freqHz: number;
-  readonly skipping: boolean;
-  readonly stats = new StatsRegistry();
-
-  /** The current cycle while evaluating; the next cycle to evaluate between steps. */
+  // Fields the hot paths read come first (V8 lays fields out in the order they are created), and
+  // every field starts with a value of its final type: channel and FIFO operations read `cycle`.
+  /** The current cycle while evaluating; the next cycle to evaluate between steps (read-only). */
   cycle = 0;
+  /** Cycle a wake must name to join the run lists (cycle + 1 while evaluating, cycle between steps). */
+  private base = 0;
+  private evaluating = false;
+  private heapT = new Float64Array(256);
+  private heapC = new Int32Array(256);
+  private heapN = 0;
+  private traceTouched = false;
   /** Number of (component, cycle) evaluations performed (diagnostics; differs with skipping). */
   evaluations = 0;
+  readonly skipping: boolean = true;
+  readonly freqHz: number = 1e9;
+  readonly path = '';
+  readonly sim: Simulator = this;
+  readonly stats = new StatsRegistry();
 
   private readonly comps: Component[] = [];
   private readonly units: TraceUnit[] = [];
   private readonly state: Resettable[] = [];
   private readonly tracers: Tracer[] = [];
-  private readonly shuffle: Rng | null;
+  private readonly shuffle: Rng | null = null;
+  private readonly space: SlabSpace;
 
   // Components are grouped by class. Each group is evaluated by its own generated loop, so the
   // tick() call site in that loop sees one class only and V8 inlines tick and the channel methods
   // it calls; a single shared loop over all classes would be megamorphic and several times slower.
   private readonly groups: Group[] = [];
-  /** Components queued in the groups' `next` lists (for cycle `base`). */
-  private woken = 0;
-  /** Cycle a wake must name to join the `next` lists (cycle + 1 while evaluating, cycle between steps). */
-  private base = 0;
-  private heapT = new Float64Array(256);
-  private heapC = new Int32Array(256);
-  private heapN = 0;
-  private evaluating = false;
-  private traceTouched = false;
 
   constructor(opts: SimulatorOptions = {}) {
     const f = opts.freqHz ?? 1e9;
@@ -84,6 +85,7 @@ export class Simulator implements Scope {
     this.freqHz = f;
     this.skipping = opts.skipping ?? true;
     this.shuffle = opts.shuffleSeed === undefined ? null : new Rng(opts.shuffleSeed);
+    this.space = new SlabSpace(this, 'a simulator');
   }
 
   /** Clock period in nanoseconds. */
@@ -113,18 +115,27 @@ export class Simulator implements Scope {
       g = makeGroup(ctor);
       this.groups.push(g);
     }
-    g.members.push(c);
-    g.cur.push(c);
-    g.next.push(c);
+    growGroup(g, c);
     c._grp = g;
     // A new component is evaluated once at the next cycle so it can start work.
-    this.wakeAt(c, this.evaluating ? this.cycle + 1 : this.cycle);
+    this.wakeAt(c, this.cycle);
   }
 
   /** @internal registers a traceable unit that is not a component (a channel). */
   _registerUnit(u: TraceUnit): void {
     if (this.units.some((x) => x.path === u.path)) throw new Error(`duplicate path ${u.path}`);
     this.units.push(u);
+  }
+
+  /** @internal this simulator's share of the slot slab (channels and FIFOs allocate their slots there) */
+  _slab(): SlabSpace {
+    return this.space;
+  }
+
+  /** Set the cycle counter and its copies in the slab (the queues read "now" there). */
+  private setCycle(c: number): void {
+    this.cycle = c;
+    this.space.setClock(c);
   }
 
   /** @internal registers a state element reset by reset(). */
@@ -145,15 +156,17 @@ export class Simulator implements Scope {
   /** Synchronous reset: cycle 0, every register/channel/SRAM/statistic to its reset value, every component runs at cycle 0. */
   reset(): void {
     if (this.evaluating) throw new Error('reset during a cycle');
-    this.cycle = 0;
+    this.setCycle(0);
     this.base = 0;
     this.evaluations = 0;
     for (const s of this.state) s.reset();
     for (const c of this.comps) c.reset();
     this.stats.reset();
     this.heapN = 0;
-    this.woken = 0;
-    for (const g of this.groups) g.nextN = 0;
+    for (const g of this.groups) {
+      g.lo = g.hi = 0;
+      g.np = 0;
+    }
     for (const c of this.comps) {
       c._stamp = -1;
       this.wakeAt(c, 0);
@@ -168,12 +181,13 @@ export class Simulator implements Scope {
     if (!this.skipping) return;
     const base = this.base;
     if (when === base) {
-      if (c._stamp !== base) {
-        c._stamp = base;
-        const g = c._grp;
-        g.next[g.nextN++] = c;
-        this.woken++;
-      }
+      const s = c._stamp;
+      if (s === base) return;
+      c._stamp = base;
+      // queued for the cycle being evaluated and not run yet: it stays in its run list (see Group)
+      if (s === base - 1 && this.evaluating) return;
+      const g = c._grp;
+      g.pend[g.np++] = c;
     } else if (when > base) {
       if (when !== NEVER) this.heapPush(when, c._id);
     } else {
@@ -181,15 +195,39 @@ export class Simulator implements Scope {
     }
   }
 
-  /** @internal used by the generated group loops for a tick() that returned a cycle after t + 1 */
-  _later(c: Component, w: number, t: number): void {
-    if (!(w > t)) throw new Error(`${c.path}.tick(${t}) returned ${w}; must be > ${t} or NEVER`);
-    this.heapPush(w, c._id);
+  /**
+   * The components of group g that dropped out of its run list in cycle t (their tick returned a
+   * later cycle or NEVER; the loop collects them, so it holds no call besides tick and stays small
+   * enough for V8 to inline tick and the channel methods into it).
+   */
+  private dropAll(g: Group, t: number): void {
+    const n = g.nd;
+    g.nd = 0;
+    for (let i = 0; i < n; i++) this.drop(g.drop[i]!, g.dropW[i]!, t);
   }
 
-  /** @internal used by the generated group loops */
-  _queued(): void {
-    this.woken++;
+  /**
+   * Component c dropped out in cycle t; its tick returned w. Besides a known wake-up at w, it must
+   * run whenever an input entry becomes poppable: entries already in flight (also those pushed in
+   * t after c ran) wake it when the first of them arrives (it then drops out again and is scheduled
+   * for the next), and each input gets it as subscriber, whom the input's next push wakes. Inputs
+   * of a busy component have no subscriber, so a push to a busy consumer costs one null check.
+   * Likewise an output that is full as its producer sees it wakes the producer when a slot frees.
+   */
+  private drop(c: Component, w: number, t: number): void {
+    if (w !== NEVER) {
+      if (!(w > t)) throw new Error(`${c.path}.tick(${t}) returned ${w}; must be > ${t} or NEVER`);
+      this.heapPush(w, c._id);
+    }
+    const ins = c._info.inputs;
+    for (let i = 0; i < ins.length; i++) {
+      const ch = ins[i]!;
+      const r = ch._nextReady(t);
+      if (r !== NEVER) this.wakeAt(c, r);
+      ch._subscribe(c);
+    }
+    const outs = c._info.outputs;
+    for (let i = 0; i < outs.length; i++) outs[i]!._subscribeProducer(c, t);
   }
 
   /** @internal a traced channel or register was touched this cycle: visit the next cycle for sampling. */
@@ -227,11 +265,16 @@ export class Simulator implements Scope {
     if (predicate()) return this.cycle;
     const hit = this.runTo(end, predicate);
     if (hit) return this.cycle;
-    const idle = this.skipping && this.woken === 0 && this.heapN === 0;
+    const idle = this.skipping && !this.anyQueued() && this.heapN === 0;
     throw new SimulationLimitError(
       `runUntil: condition not met within ${maxCycles} cycles (cycles ${start} to ${end})` +
         (idle ? '; every component is idle with no wake-up pending (deadlock or missing stimulus)' : ''),
     );
+  }
+
+  private anyQueued(): boolean {
+    for (const g of this.groups) if (g.lo !== g.hi || g.np > 0) return true;
+    return false;
   }
 
   /** Evaluate cycles [cycle, end). Returns true if the predicate became true (cycle then points at the cycle before which it held). */
@@ -239,6 +282,7 @@ export class Simulator implements Scope {
     if (this.evaluating) throw new Error('step/runUntil called from inside a cycle');
     const tracing = this.tracers.length > 0;
     const groups = this.groups;
+    const ng = groups.length;
     while (this.cycle < end) {
       const t = this.cycle;
       if (this.skipping) {
@@ -249,36 +293,56 @@ export class Simulator implements Scope {
           if (c._stamp !== t) {
             c._stamp = t;
             const g = c._grp;
-            g.next[g.nextN++] = c;
-            this.woken++;
+            g.pend[g.np++] = c;
           }
         }
-        if (this.woken === 0 && !this.traceTouched) {
+        // Components woken since the last cycle join the run lists, in front of the ones that stayed busy.
+        let queued = 0;
+        for (let k = 0; k < ng; k++) {
+          const g = groups[k]!;
+          const act = g.act;
+          const pend = g.pend;
+          const mask = g.mask;
+          let lo = g.lo;
+          // in front of the list: the last woken (initially: the last registered) is evaluated first
+          for (let j = 0; j < g.np; j++) {
+            lo = (lo - 1) & mask;
+            act[lo] = pend[j]!;
+          }
+          g.np = 0;
+          g.lo = lo;
+          queued += (g.hi - lo) & mask;
+        }
+        if (queued === 0 && !this.traceTouched) {
           // Everyone idle: jump to the next wake-up (or the end).
           const next = this.heapN > 0 ? this.heapT[0]! : end;
-          this.cycle = next < end ? next : end;
+          this.setCycle(next < end ? next : end);
           this.base = this.cycle;
           continue;
         }
         this.traceTouched = false;
-        this.evaluations += this.woken;
-        this.woken = 0;
-        // The lists filled for cycle t become the current lists; new wakes go to fresh ones for t + 1.
-        for (let k = 0; k < groups.length; k++) {
-          const g = groups[k]!;
-          const cur = g.next;
-          g.next = g.cur;
-          g.cur = cur;
-          g.curN = g.nextN;
-          g.nextN = 0;
-        }
+        this.evaluations += queued;
         if (this.shuffle !== null) this.shuffleGroups(true);
         this.evaluating = true;
         this.base = t + 1;
         try {
-          for (let k = 0; k < groups.length; k++) {
-            const g = groups[k]!;
-            if (g.curN > 0) g.run(g, g.curN, t, this);
+          // Later-registered groups and components first: designs are usually built from sources
+          // to sinks, so a consumer runs before its producer, has already asked for t + 1 when the
+          // producer pushes to it, and the push needs no wake-up. (Order never changes results.)
+          if (tracing) {
+            for (let k = ng - 1; k >= 0; k--) {
+              const g = groups[k]!;
+              if (g.lo === g.hi) continue;
+              g.runTraced(g, g.lo, t, this);
+              if (g.nd !== 0) this.dropAll(g, t);
+            }
+          } else {
+            for (let k = ng - 1; k >= 0; k--) {
+              const g = groups[k]!;
+              if (g.lo === g.hi) continue;
+              g.run(g, g.lo, t, this);
+              if (g.nd !== 0) this.dropAll(g, t);
+            }
           }
         } finally {
           this.evaluating = false;
@@ -288,7 +352,7 @@ export class Simulator implements Scope {
         this.evaluating = true;
         this.base = t + 1;
         try {
-          for (let k = 0; k < groups.length; k++) {
+          for (let k = ng - 1; k >= 0; k--) {
             const g = groups[k]!;
             g.runAll(g.members, g.members.length, t);
           }
@@ -298,7 +362,7 @@ export class Simulator implements Scope {
         }
       }
       if (tracing) for (const tr of this.tracers) tr.sample(t);
-      this.cycle = t + 1;
+      this.setCycle(t + 1);
       this.base = this.cycle;
       if (predicate !== null && predicate()) return true;
     }
@@ -307,10 +371,10 @@ export class Simulator implements Scope {
 
   private shuffleGroups(active: boolean): void {
     const rng = this.shuffle!;
-    shuffleList(this.groups, this.groups.length, rng);
+    shuffleList(this.groups, 0, this.groups.length, rng);
     for (const g of this.groups) {
-      if (active) shuffleList(g.cur, g.curN, rng);
-      else shuffleList(g.members, g.members.length, rng);
+      if (active) shuffleRing(g, rng);
+      else shuffleList(g.members, 0, g.members.length, rng);
     }
   }
 
@@ -361,57 +425,137 @@ export class Simulator implements Scope {
   }
 }
 
-function shuffleList<T>(items: T[], n: number, rng: Rng): void {
+function shuffleRing(g: Group, rng: Rng): void {
+  const n = (g.hi - g.lo) & g.mask;
   for (let i = n - 1; i > 0; i--) {
     const j = rng.int(i + 1);
+    const a = (g.lo + i) & g.mask;
+    const b = (g.lo + j) & g.mask;
+    const tmp = g.act[a]!;
+    g.act[a] = g.act[b]!;
+    g.act[b] = tmp;
+  }
+}
+
+function shuffleList<T>(items: T[], lo: number, hi: number, rng: Rng): void {
+  for (let i = hi - 1; i > lo; i--) {
+    const j = lo + rng.int(i - lo + 1);
     const tmp = items[i]!;
     items[i] = items[j]!;
     items[j] = tmp;
   }
 }
 
-/** @internal components of one class and the generated loops that evaluate them */
+/**
+ * @internal components of one class and the generated loops that evaluate them.
+ * `act` is a ring (length mask + 1, more than the members); `act[lo..hi)` is the run list of the
+ * coming cycle, evaluated in order. A component that asks for t + 1 stays in it (the list is compacted
+ * in the same pass, so a busy component costs no list work); one that sleeps drops out (into
+ * `drop[0..nd)`, with its tick's return value in `dropW`, handled after the loop). A component's
+ * `_stamp` is the cycle it is queued for (-1 once it dropped out). A wake-up for t + 1 of a component
+ * still waiting for its turn in cycle t (stamp t) only sets its stamp, and the loop keeps it; a
+ * wake-up of a component in neither list puts it into `pend`, which joins the front of the run list
+ * at the start of the next cycle. So each component is in at most one list, components keep their
+ * places, and a consumer woken by its producer runs before it from then on: its producer's pushes
+ * then find it already queued and need no wake-up call.
+ */
 export interface Group {
   readonly ctor: unknown;
   readonly members: Component[];
-  cur: Component[];
-  curN: number;
-  next: Component[];
-  nextN: number;
-  /** evaluates cur[0..n) in skipping mode and queues components that asked for t + 1 */
-  readonly run: (g: Group, n: number, t: number, sim: Simulator) => void;
+  act: Component[];
+  mask: number;
+  lo: number;
+  hi: number;
+  pend: Component[];
+  np: number;
+  drop: Component[];
+  dropW: Float64Array;
+  nd: number;
+  /** evaluates act[lo..hi) in skipping mode, keeps the components that asked for t + 1, sets hi and nd */
+  readonly run: (g: Group, lo: number, t: number, sim: Simulator) => void;
+  /** the same, and marks the cycle as touched when a traced component ran */
+  readonly runTraced: (g: Group, lo: number, t: number, sim: Simulator) => void;
   /** evaluates every member (no skipping) */
   readonly runAll: (members: Component[], n: number, t: number) => void;
 }
 
-// The two loops below are compiled once per component class (new Function gives each its own
+// The loops below are compiled once per component class (new Function gives each its own
 // feedback, so each tick() call site is monomorphic). They contain no user input.
-const RUN_SKIPPING = `
-  const cur = g.cur;
+const RUN_SKIPPING = (traced: boolean): string => `
+  const act = g.act;
+  const mask = g.mask;
+  const hi = g.hi;
+  const drop = g.drop;
+  const dropW = g.dropW;
   const t1 = t + 1;
-  for (let i = 0; i < n; i++) {
-    const c = cur[i];
+  let k = lo;
+  let nd = 0;
+  for (let i = lo; i !== hi; i = (i + 1) & mask) {
+    const c = act[i];
     const w = c.tick(t);
-    if (w === t1) {
-      if (c._stamp !== t1) {
-        c._stamp = t1;
-        g.next[g.nextN++] = c;
-        sim._queued();
-      }
-    } else if (w !== Infinity) sim._later(c, w, t);
-    if (c._traced) sim._touch();
-  }`;
-const RUN_ALL = `for (let i = 0; i < n; i++) members[i].tick(t);`;
+    if (w === t1 || c._stamp === t1) {
+      c._stamp = t1;
+      if (k !== i) act[k] = c;
+      k = (k + 1) & mask;
+    } else {
+      c._stamp = -1;
+      drop[nd] = c;
+      dropW[nd] = w;
+      nd++;
+    }
+    ${traced ? 'if (c._traced) sim._touch();' : ''}
+  }
+  g.hi = k;
+  g.nd = nd;`;
+const RUN_ALL = `for (let i = n - 1; i >= 0; i--) members[i].tick(t);`;
 
 function makeGroup(ctor: unknown): Group {
+  // an identifier made of the class name's letters and digits (the code never contains user text)
+  const cls = typeof ctor === 'function' ? ctor.name : '';
+  const name = cls.replace(/[^A-Za-z0-9]/g, '') || 'anonymous';
   return {
     ctor,
     members: [],
-    cur: [],
-    curN: 0,
-    next: [],
-    nextN: 0,
-    run: new Function('g', 'n', 't', 'sim', RUN_SKIPPING) as Group['run'],
-    runAll: new Function('members', 'n', 't', RUN_ALL) as Group['runAll'],
+    act: [],
+    mask: -1,
+    lo: 0,
+    hi: 0,
+    pend: [],
+    np: 0,
+    drop: [],
+    dropW: new Float64Array(0),
+    nd: 0,
+    run: compile(`run_${name}`, 'g, lo, t, sim', RUN_SKIPPING(false)) as Group['run'],
+    runTraced: compile(`runTraced_${name}`, 'g, lo, t, sim', RUN_SKIPPING(true)) as Group['runTraced'],
+    runAll: compile(`runAll_${name}`, 'members, n, t', RUN_ALL) as Group['runAll'],
   };
+}
+
+/** A fresh function (own feedback) named after the class, so profiles show which group's loop runs. */
+function compile(name: string, params: string, body: string): unknown {
+  return new Function(`return function ${name}(${params}) {${body}\n};`)();
+}
+
+/** Add a member (between cycles). The ring doubles when full; the run list moves to its start. */
+function growGroup(g: Group, c: Component): void {
+  g.members.push(c);
+  if (g.members.length <= g.mask) return;
+  const size = Math.max(8, 2 * (g.mask + 1));
+  const n = (g.hi - g.lo) & g.mask;
+  // filled with c (never read outside the live ranges) so the arrays stay packed
+  const act: Component[] = [];
+  const pend: Component[] = [];
+  const drop: Component[] = [];
+  for (let i = 0; i < size; i++) {
+    act.push(i < n ? g.act[(g.lo + i) & g.mask]! : c);
+    pend.push(i < g.np ? g.pend[i]! : c);
+    drop.push(c);
+  }
+  g.act = act;
+  g.pend = pend;
+  g.drop = drop;
+  g.dropW = new Float64Array(size);
+  g.mask = size - 1;
+  g.lo = 0;
+  g.hi = n;
 }

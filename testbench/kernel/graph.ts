@@ -32,6 +32,8 @@ export class GraphNode extends Component {
     private readonly period: number, // > 0: source that emits every `period` cycles
     private readonly emitLimit: number,
     private readonly work: number, // busy cycles per consumed item (0..3)
+    // sleep (return no t + 1) while every output is full: only the kernel's producer wake-up on a pop brings it back
+    private readonly sleepBlocked = false,
   ) {
     super(parent, name);
     this.fifo = new NumFifo(this, 3);
@@ -79,11 +81,13 @@ export class GraphNode extends Component {
       }
     } else wake = Math.min(wake, this.busyUntil.q);
     // forward one FIFO item per cycle to the next output with room
+    let blocked = false;
     if (this.fifo.canPop()) {
       const m = this.outputs.length;
       if (m === 0) {
         this.acc.d = mix(this.acc.next, this.fifo.pop());
       } else {
+        const sentBefore = this.sent.value;
         for (let k = 0; k < m; k++) {
           const i = (this.outIdx + k) % m;
           const ch = this.outputs[i]!;
@@ -94,11 +98,14 @@ export class GraphNode extends Component {
             break;
           }
         }
+        blocked = this.sent.value === sentBefore;
       }
     }
-    // anything left in the FIFO needs another look next cycle; more input wakes us by itself
-    if (this.fifo.held() > 0) wake = t + 1;
-    else if (this.inputs.some((c) => c.held() > 0) && t + 1 >= this.busyUntil.next) wake = Math.min(wake, t + 1);
+    // anything left in the FIFO needs another look next cycle, unless every output is full and the
+    // node relies on being woken when one frees; more input wakes us by itself
+    const asleep = this.sleepBlocked && blocked;
+    if (this.fifo.held() > 0 && !asleep) wake = t + 1;
+    else if (this.inputs.some((c) => c.held() > 0) && t + 1 >= this.busyUntil.next && (!asleep || this.fifo.held() < 3)) wake = Math.min(wake, t + 1);
     return wake;
   }
 
@@ -128,7 +135,7 @@ export function runGraph(seed: number, cycles: number, opts: SimulatorOptions, t
   const nodes: GraphNode[] = [];
   for (let i = 0; i < n; i++) {
     const isSource = i === 0 || rng.bool(0.3);
-    nodes.push(new GraphNode(sim, `n${i}`, rng.u32(), isSource ? rng.range(1, 7) : 0, rng.range(3, 30), rng.range(0, 3)));
+    nodes.push(new GraphNode(sim, `n${i}`, rng.u32(), isSource ? rng.range(1, 7) : 0, rng.range(3, 30), rng.range(0, 3), rng.bool(0.5)));
   }
   const edges = rng.range(n - 1, 2 * n);
   for (let e = 0; e < edges; e++) {

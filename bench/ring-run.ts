@@ -1,0 +1,116 @@
+/**
+ * One measurement of the kernel suite in a fresh process (bench/suites/kernel.ts starts several and
+ * keeps the best: how fast a run is depends on where V8 happens to place the objects of the design
+ * in memory, which differs from process to process).
+ *
+ *   tsx bench/ring-run.ts <ring | ring-noskip | hand | channels> [--quick]
+ *
+ * Prints one JSON line: { variant, perSecond, samples, note }. Throws (exit code 1) if the ring's
+ * stage 0 received a wrong token or none, or fewer than one token per measured cycle.
+ */
+import { Component, NumChannel, type Scope, Simulator } from '../rtl/kernel/index.ts';
+import { buildRing, type Ring } from '../rtl/examples/ring.ts';
+import { rate } from './harness.ts';
+import { buildHandRing } from './ring-handwritten.ts';
+
+export const STAGES = 1000;
+/** channels in the channel-transfer measurement */
+export const CHANNELS = 1000;
+
+/** One component that pops the token pushed last cycle and pushes a new one, on each of its channels. */
+class ChannelBank extends Component {
+  declare readonly chans: NumChannel[];
+  declare sum: number;
+  declare pops: number;
+
+  constructor(parent: Scope, name: string, n: number) {
+    super(parent, name);
+    this.chans = [];
+    for (let i = 0; i < n; i++) this.chans.push(new NumChannel(this, `ch${i}`, { capacity: 2, latency: 1 }).bindProducer(this).bindConsumer(this));
+    this.sum = 0;
+    this.pops = 0;
+  }
+
+  tick(t: number): number {
+    const chans = this.chans;
+    let sum = 0;
+    let pops = 0;
+    for (let i = 0; i < chans.length; i++) {
+      const c = chans[i]!;
+      if (c.canPop()) {
+        sum += c.pop();
+        pops++;
+      }
+      if (c.canPush()) c.push(t);
+    }
+    this.sum += sum;
+    this.pops += pops;
+    return t + 1;
+  }
+}
+
+function checkRing(r: Ring, before: number, cycles: number): void {
+  const s = r.source;
+  if (s.errors > 0) throw new Error(`ring: stage 0 received ${s.errors} wrong tokens (first: ${s.firstError})`);
+  if (s.received === 0) throw new Error('ring: stage 0 received no token');
+  if (s.received - before < cycles) throw new Error(`ring: ${s.received - before} tokens returned in ${cycles} cycles, expected one per cycle`);
+}
+
+async function measure(variant: string, quick: boolean): Promise<{ perSecond: number; samples: number; note: string }> {
+  const opts = quick ? { time: 300, warmup: 100 } : {};
+  const chunk = quick ? 1000 : 5000;
+  if (variant === 'ring' || variant === 'ring-noskip') {
+    const skipping = variant === 'ring';
+    const r = buildRing(STAGES, { skipping });
+    r.sim.step(3 * STAGES); // fill the ring (2 cycles per stage) and warm up
+    const before = r.source.received;
+    let cycles = 0;
+    const m = await rate(variant, () => {
+      r.sim.step(chunk);
+      cycles += chunk;
+      return STAGES * chunk;
+    }, opts);
+    checkRing(r, before, cycles);
+    const evals = r.sim.evaluations / r.sim.cycle;
+    return { ...m, note: `${r.source.received} tokens back, all correct; ${evals.toFixed(0)} evaluations per cycle` };
+  }
+  if (variant === 'hand') {
+    const h = buildHandRing(STAGES);
+    h.step(3 * STAGES);
+    const before = h.received;
+    let cycles = 0;
+    const m = await rate(variant, () => {
+      h.step(chunk);
+      cycles += chunk;
+      return STAGES * chunk;
+    }, opts);
+    if (h.errors > 0 || h.received === 0 || h.received - before < cycles) throw new Error(`hand-written ring: ${h.errors} wrong tokens, ${h.received - before} back in ${cycles} cycles`);
+    return { ...m, note: `${h.received} tokens back, all correct` };
+  }
+  if (variant === 'channels') {
+    const sim = new Simulator();
+    const bank = new ChannelBank(sim, 'bank', CHANNELS);
+    sim.step(100);
+    const c0 = sim.cycle;
+    const p0 = bank.pops;
+    const s0 = bank.sum;
+    const m = await rate(variant, () => {
+      sim.step(chunk);
+      return CHANNELS * chunk;
+    }, opts);
+    // in steady state every channel returns, in cycle t, the token pushed in t - 1
+    const cycles = sim.cycle - c0;
+    const expectSum = CHANNELS * (cycles * (c0 - 1) + (cycles * (cycles - 1)) / 2);
+    if (bank.pops - p0 !== CHANNELS * cycles || bank.sum - s0 !== expectSum) throw new Error(`channel bank: ${bank.pops - p0} pops (expected ${CHANNELS * cycles}), checksum ${bank.sum - s0} (expected ${expectSum})`);
+    return { ...m, note: `${CHANNELS} channels of capacity 2, latency 1, one push and one pop each per cycle, checked` };
+  }
+  throw new Error(`unknown variant ${variant}`);
+}
+
+const invoked = process.argv[1] ? new URL(`file://${process.argv[1]}`).href : '';
+if (import.meta.url === invoked) {
+  const variant = process.argv[2] ?? '';
+  const quick = process.argv.includes('--quick');
+  const r = await measure(variant, quick);
+  process.stdout.write(JSON.stringify({ variant, ...r }) + '\n');
+}
