@@ -3,7 +3,7 @@
  * prints the figures with their targets and writes them to bench/results.json.
  * `--quick` shortens every measurement (used by the test that keeps the suites runnable).
  */
-import { readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -51,12 +51,15 @@ async function main(): Promise<void> {
       if (f.note) process.stdout.write(`      ${f.note}\n`);
     }
   }
+  // a run of named suites replaces only their figures in results.json
+  const file = join(here, 'results.json');
+  const kept = names.length > 0 && existsSync(file) ? ((JSON.parse(readFileSync(file, 'utf8')) as { suites?: Record<string, Figure[]> }).suites ?? {}) : {};
   const out = {
     machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version },
     quick,
-    suites: results,
+    suites: { ...kept, ...results },
   };
-  if (!quick) writeFileSync(join(here, 'results.json'), JSON.stringify(out, null, 2) + '\n');
+  if (!quick) writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
   process.stdout.write(quick ? '\n(quick run: results.json not written)\n' : `\nwrote bench/results.json\n`);
 }
 

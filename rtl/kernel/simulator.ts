@@ -485,17 +485,36 @@ const RUN_SKIPPING = (traced: boolean): string => `
   const act = g.act;
   const mask = g.mask;
   const hi = g.hi;
+  const t1 = t + 1;
+  let i = lo;
+  // first pass: while every component stays, the list needs no compaction
+  for (; i !== hi; i = (i + 1) & mask) {
+    const c = act[i];
+    const w = c.tick(t);
+    ${traced ? 'if (c._traced) sim._touch();' : ''}
+    if (w === t1 || c._stamp === t1) c._stamp = t1;
+    else {
+      c._stamp = -1;
+      g.drop[0] = c;
+      g.dropW[0] = w;
+      break;
+    }
+  }
+  if (i === hi) {
+    g.nd = 0;
+    return;
+  }
+  // one dropped out at i: the rest moves up over it
   const drop = g.drop;
   const dropW = g.dropW;
-  const t1 = t + 1;
-  let k = lo;
-  let nd = 0;
-  for (let i = lo; i !== hi; i = (i + 1) & mask) {
+  let k = i;
+  let nd = 1;
+  for (i = (i + 1) & mask; i !== hi; i = (i + 1) & mask) {
     const c = act[i];
     const w = c.tick(t);
     if (w === t1 || c._stamp === t1) {
       c._stamp = t1;
-      if (k !== i) act[k] = c;
+      act[k] = c;
       k = (k + 1) & mask;
     } else {
       c._stamp = -1;
