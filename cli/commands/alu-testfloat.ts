@@ -1,8 +1,11 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { bool, type CommandSpec, str } from '../args.ts';
 import { InputError } from '../errors.ts';
 import {
   readTestFloatFile,
   runTestFloat,
+  TESTFLOAT_MODE_NAMES,
   TESTFLOAT_OPS,
   TESTFLOAT_ROUNDINGS,
   TESTFLOAT_TYPES,
@@ -52,6 +55,42 @@ exits 1 on any failure, 2 on a malformed file.`,
         }
       }
       return res.failed > 0 ? 1 : 0;
+    },
+  },
+  {
+    path: ['alu', 'testfloat-all'],
+    summary: 'replay every Berkeley TestFloat file of a directory (f16/f32/f64 x add/mul x 4 roundings)',
+    details: `Expects the 24 files <type>_<op>_<mode>.txt.gz (mode near_even, minMag, min, max: rne, rtz,
+rdn, rup) in --dir, as in ../shared/testfloat. Prints one line per file and the total; exits 1 on any
+mismatch, 2 when a file is missing or malformed.`,
+    flags: [{ name: 'dir', type: 'string', required: true, help: 'directory holding the TestFloat files (e.g. ../shared/testfloat)' }],
+    run(f, io) {
+      const dir = str(f, 'dir');
+      const rows: { file: string; passed: number; failed: number }[] = [];
+      const jobs: { path: string; op: TestFloatOp; type: TestFloatType; rounding: TestFloatRounding }[] = [];
+      for (const type of TESTFLOAT_TYPES)
+        for (const op of TESTFLOAT_OPS)
+          for (const rounding of TESTFLOAT_ROUNDINGS) {
+            const path = join(dir, `${type}_${op}_${TESTFLOAT_MODE_NAMES[rounding]}.txt.gz`);
+            if (!existsSync(path)) throw new InputError(`${dir}: missing TestFloat file ${path}`);
+            jobs.push({ path, op, type, rounding });
+          }
+      for (const j of jobs) {
+        let res;
+        try {
+          res = runTestFloat(readTestFloatFile(j.path), { op: j.op, type: j.type, rounding: j.rounding, maxMismatches: 0 });
+        } catch (e) {
+          if (e instanceof TestFloatFormatError) throw new InputError(`${j.path}: ${e.message}`);
+          throw e;
+        }
+        rows.push({ file: j.path, passed: res.passed, failed: res.failed });
+        if (!bool(f, 'json')) io.out(`${j.type} ${j.op} ${j.rounding}: ${res.passed} passed, ${res.failed} failed\n`);
+      }
+      const passed = rows.reduce((a, r) => a + r.passed, 0);
+      const failed = rows.reduce((a, r) => a + r.failed, 0);
+      if (bool(f, 'json')) io.out(JSON.stringify({ files: rows, passed, failed }) + '\n');
+      else io.out(`total: ${rows.length} files, ${passed} passed, ${failed} failed\n`);
+      return failed > 0 ? 1 : 0;
     },
   },
 ];

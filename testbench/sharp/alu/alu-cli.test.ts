@@ -3,6 +3,10 @@
  * the result bits or flags, the JSON shape is {"result_hex","flags","cycles","ok"}, and bad flag
  * values are usage errors (exit 2).
  */
+import { mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../cli/main.ts';
 
@@ -85,6 +89,38 @@ describe('netoffload alu reduce', () => {
       expect(r.code, argv.join(' ')).toBe(2);
       expect(r.err).toMatch(msg);
       expect(r.err.trim().split('\n').length).toBe(1);
+    }
+  });
+});
+
+describe('netoffload alu testfloat-all', () => {
+  const dir = join(dirname(fileURLToPath(import.meta.url)), '../../../../shared/testfloat');
+
+  it('passes all 24 TestFloat files (1,115,136 cases)', async () => {
+    const r = await cli(['alu', 'testfloat-all', '--dir', dir, '--json']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out) as { files: unknown[]; passed: number; failed: number };
+    expect([j.files.length, j.passed, j.failed]).toEqual([24, 24 * 46464, 0]);
+  });
+
+  it('exits 1 when a file does not match (a round-up file in the round-down slot) and 2 when one is missing', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'netoffload-tf-'));
+    try {
+      for (const f of readdirSync(dir).filter((n) => n.endsWith('.txt.gz'))) {
+        const src = f === 'f32_add_min.txt.gz' ? 'f32_add_max.txt.gz' : f;
+        symlinkSync(join(dir, src), join(tmp, f));
+      }
+      const bad = await cli(['alu', 'testfloat-all', '--dir', tmp]);
+      expect(bad.code).toBe(1);
+      expect(bad.out).toMatch(/^f32 add rdn: \d+ passed, [1-9]\d* failed$/m);
+      expect(bad.out).toMatch(/^f32 add rup: 46464 passed, 0 failed$/m);
+      rmSync(join(tmp, 'f64_mul_max.txt.gz'));
+      const missing = await cli(['alu', 'testfloat-all', '--dir', tmp]);
+      expect(missing.code).toBe(2);
+      expect(missing.err).toMatch(/missing TestFloat file .*f64_mul_max\.txt\.gz/);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
     }
   });
 });
