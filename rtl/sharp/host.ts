@@ -70,15 +70,8 @@ export interface Completion {
   done: number;
 }
 
-interface HostGroup {
-  job: number;
-  group: number;
-  tree: number;
-  rank: number;
-  size: number;
-  mcast: number;
-  maxOps: number;
-  maxBytes: number;
+/** a group as the AM announced it (group-ready), with the library's running state */
+interface HostGroup extends Omit<Extract<ToHost, { kind: 'group-ready' }>, 'kind'> {
   outstanding: number;
   bytesInFlight: number;
   nextSeq: number;
