@@ -69,6 +69,8 @@ export class Simulator implements Scope {
 
   private readonly comps: Component[] = [];
   private readonly units: TraceUnit[] = [];
+  /** paths of components and channels (each must be unique) */
+  private readonly paths = new Set<string>();
   private readonly state: Resettable[] = [];
   private readonly tracers: Tracer[] = [];
   private readonly shuffle: Rng | null = null;
@@ -105,7 +107,8 @@ export class Simulator implements Scope {
   /** @internal called by the Component constructor */
   _register(c: Component): void {
     if (this.evaluating) throw new Error(`cannot add component ${c.path} during a cycle`);
-    if (this.comps.some((x) => x.path === c.path)) throw new Error(`duplicate component path ${c.path}`);
+    if (this.paths.has(c.path)) throw new Error(`duplicate component path ${c.path}`);
+    this.paths.add(c.path);
     c._id = this.comps.length;
     this.comps.push(c);
     this.units.push(c);
@@ -123,7 +126,8 @@ export class Simulator implements Scope {
 
   /** @internal registers a traceable unit that is not a component (a channel). */
   _registerUnit(u: TraceUnit): void {
-    if (this.units.some((x) => x.path === u.path)) throw new Error(`duplicate path ${u.path}`);
+    if (this.paths.has(u.path)) throw new Error(`duplicate path ${u.path}`);
+    this.paths.add(u.path);
     this.units.push(u);
   }
 
