@@ -61,9 +61,9 @@ exits 1 on any failure, 2 on a malformed file.`,
     path: ['alu', 'testfloat-all'],
     summary: 'replay every Berkeley TestFloat file of a directory (f16/f32/f64 x add/mul x 4 roundings)',
     details: `Expects the 24 files <type>_<op>_<mode>.txt.gz (mode near_even, minMag, min, max: rne, rtz,
-rdn, rup) in --dir, as in ../shared/testfloat. Prints one line per file and the total; exits 1 on any
-mismatch, 2 when a file is missing or malformed.`,
-    flags: [{ name: 'dir', type: 'string', required: true, help: 'directory holding the TestFloat files (e.g. ../shared/testfloat)' }],
+rdn, rup) in --dir, as in vectors/testfloat (a copy of ../shared/testfloat). Prints one line per
+file and the total; exits 1 on any mismatch, 2 when a file is missing or malformed.`,
+    flags: [{ name: 'dir', type: 'string', required: true, help: 'directory holding the TestFloat files (e.g. vectors/testfloat)' }],
     run(f, io) {
       const dir = str(f, 'dir');
       const rows: { file: string; passed: number; failed: number }[] = [];

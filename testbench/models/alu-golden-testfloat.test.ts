@@ -1,19 +1,19 @@
 /**
  * The golden ALU model's outside reference: every Berkeley TestFloat 3e add/mul vector in
- * ../shared/testfloat (f16, f32 and f64, the four IEEE rounding modes, 46,464 cases per file,
- * 1,115,136 in all) replayed through the scalar goldenBinary. Expected NaN results match any NaN
+ * vectors/testfloat/ (a copy of ../shared/testfloat: f16, f32 and f64, the four IEEE rounding
+ * modes, 46,464 cases per file, 1,115,136 in all) replayed through the scalar goldenBinary. Expected NaN results match any NaN
  * of ours (we always give the canonical NaN); every other result bit and all flags must match.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { goldenBinary } from '../../models/alu/golden.ts';
 import { FORMATS, isNaNBits } from '../../models/alu/formats.ts';
 import type { Rounding } from '../../rtl/sharp/alu/types.ts';
+import { TESTFLOAT_DIR } from '../lib/testfloat-dir.ts';
 
-const DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'testfloat');
+const DIR = TESTFLOAT_DIR;
 const MODES: ReadonlyArray<[string, Rounding]> = [
   ['near_even', 'rne'],
   ['minMag', 'rtz'],

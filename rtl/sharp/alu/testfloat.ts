@@ -1,6 +1,6 @@
 /**
  * Berkeley TestFloat replay for the ALU's floating-point datapath (fp/). A TestFloat file
- * (`testfloat_gen ... <type>_<op>`, format in ../shared/testfloat/README.md) has one case per line,
+ * (`testfloat_gen ... <type>_<op>`, format in vectors/testfloat/README.md) has one case per line,
  * `A B RESULT FLAGS` in upper-case hex. Each case runs through fpAdd / fpMul with the given
  * rounding mode; an expected NaN matches any NaN of ours (ours is always the canonical NaN), every
  * other bit of the result and the flags must match exactly.

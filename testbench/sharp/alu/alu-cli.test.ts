@@ -5,10 +5,10 @@
  */
 import { mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../cli/main.ts';
+import { TESTFLOAT_DIR } from '../../lib/testfloat-dir.ts';
 
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -94,7 +94,7 @@ describe('netoffload alu reduce', () => {
 });
 
 describe('netoffload alu testfloat-all', () => {
-  const dir = join(dirname(fileURLToPath(import.meta.url)), '../../../../shared/testfloat');
+  const dir = TESTFLOAT_DIR;
 
   it('passes all 24 TestFloat files (1,115,136 cases)', async () => {
     const r = await cli(['alu', 'testfloat-all', '--dir', dir, '--json']);

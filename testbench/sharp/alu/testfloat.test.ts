@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   readTestFloatFile,
@@ -11,8 +10,9 @@ import {
   TESTFLOAT_TYPES,
   TestFloatFormatError,
 } from '../../../rtl/sharp/alu/testfloat.ts';
+import { SHARED_TESTFLOAT_DIR, TESTFLOAT_DIR } from '../../lib/testfloat-dir.ts';
 
-const DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../../shared/testfloat');
+const DIR = TESTFLOAT_DIR;
 
 function file(type: string, op: string, rounding: keyof typeof TESTFLOAT_MODE_NAMES): string {
   return join(DIR, `${type}_${op}_${TESTFLOAT_MODE_NAMES[rounding]}.txt.gz`);
@@ -60,5 +60,16 @@ describe('TestFloat runner', () => {
     expect(run('3C00 3C00 4000 00 77\n')).toThrow(/line 1: unexpected text/);
     expect(run('3C00 3C00000 4000 00\n')).toThrow(/line 1: .*4 hex digits/);
     expect(run('3C00 3C00 4000 100\n')).toThrow(TestFloatFormatError);
+  });
+});
+
+describe('the checked-in TestFloat copy', () => {
+  // vectors/testfloat/ is what every test replays; where the reference material is present
+  // (../shared/testfloat beside the repository), the copy must be byte-identical to it
+  it.runIf(existsSync(SHARED_TESTFLOAT_DIR))('matches ../shared/testfloat byte for byte', () => {
+    const names = readdirSync(SHARED_TESTFLOAT_DIR).filter((n) => n.endsWith('.txt.gz')).sort();
+    expect(names).toHaveLength(24);
+    expect(readdirSync(DIR).filter((n) => n.endsWith('.txt.gz')).sort()).toEqual(names);
+    for (const n of names) expect(readFileSync(join(DIR, n)).equals(readFileSync(join(SHARED_TESTFLOAT_DIR, n))), n).toBe(true);
   });
 });
