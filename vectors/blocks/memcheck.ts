@@ -19,19 +19,13 @@
  */
 import { InputError } from '../../cli/errors.ts';
 import { Rng, Simulator } from '../../rtl/kernel/index.ts';
-import { ItemWrite, MC_REASON_NAMES, MC_WRITE_RESULT_NAMES, MemChecker, MemCheckReq, memCheckConfig } from '../../rtl/nic/memcheck/index.ts';
+import { ItemWrite, MC_REASON_NAMES, MC_WRITE_RESULT_NAMES, MemChecker, MemCheckReq, memCheckConfig, type MemCheckConfig } from '../../rtl/nic/memcheck/index.ts';
 import { MemCheckerModel, type ModelItem, RoundRobinModel } from '../../models/nic/memcheckModel.ts';
 import { hexBits, type Json, RecordReader, type VectorFile, type VectorRecord } from '../format.ts';
 import type { ReplayOutcome, VectorBlock } from '../registry.ts';
 
-export interface McVecConfig {
-  items: number;
-  sources: number;
-  latency: number;
-  vaBits: number;
-  maxLen: number;
-  reqCapacity: number;
-}
+/** the vector header's block configuration: the checker's own parameters */
+export type McVecConfig = MemCheckConfig;
 
 const DEFAULTS: McVecConfig = { items: 64, sources: 5, latency: 3, vaBits: 48, maxLen: 2 ** 32, reqCapacity: 2 };
 
