@@ -22,12 +22,12 @@
  * errors (undecodable packet, unknown group, sender not a child, no quota) are reported to the AM,
  * which revokes the job (JOB_REVOKE frees every context of that job). No timeouts.
  */
-import { type Channel, Component, NEVER, type Scope } from '../kernel/index.ts';
+import { NEVER, type Scope } from '../kernel/index.ts';
 import { Alu, type AluHeader, type AluInput, type AluParams, type AluResult } from './alu/alu.ts';
+import { FabricEndpoint } from './endpoint.ts';
 import { MCAST_BASE, type Frame } from './frame.ts';
 import type { ToAm } from './mgmt.ts';
 import { decodePacket, encodePacket, SharpStatus, wireBytes, type AggRequest, type AggResponse, type Packet } from './packet/index.ts';
-import type { TxPort } from './txport.ts';
 
 export interface AnParams {
   /** operation contexts (default 256) */
@@ -91,13 +91,9 @@ export function seedIdOf(job: number, tree: number, group: number, seq: number):
   return h >>> 0;
 }
 
-export class AggregationNode extends Component {
+export class AggregationNode extends FabricEndpoint<Uint8Array> {
   readonly alu: Alu;
   readonly params: Readonly<AnParams>;
-  input!: Channel<Frame>;
-  port!: TxPort;
-  mgmtIn!: Channel<Uint8Array>;
-  mgmtOut!: Channel<ToAm>;
   private readonly groups = new Map<string, GroupEntry>();
   private readonly quotas = new Map<number, Quota>();
   private readonly ctxs = new Map<string, OpCtx>();
@@ -151,14 +147,6 @@ export class AggregationNode extends Component {
   }
   hasGroup(job: number, tree: number, group: number): boolean {
     return this.groups.has(`${job}/${tree}/${group}`);
-  }
-
-  attach(input: Channel<Frame>, port: TxPort, mgmtIn: Channel<Uint8Array>, mgmtOut: Channel<ToAm>): void {
-    this.input = input.bindConsumer(this);
-    this.port = port;
-    port.link.bindProducer(this);
-    this.mgmtIn = mgmtIn.bindConsumer(this);
-    this.mgmtOut = mgmtOut.bindProducer(this);
   }
 
   override reset(): void {

@@ -16,13 +16,13 @@
  *   CPU poll:  hostSw/2 + hostByte x payload (detect the completion, copy the result out)
  * A message completes when all its fragments have.
  */
-import { type Channel, Component, NEVER, type Scope } from '../kernel/index.ts';
+import { NEVER, type Scope } from '../kernel/index.ts';
 import type { DataType, IndexType, Op, Rounding } from './alu/types.ts';
 import { elementBytes } from './alu/types.ts';
+import { FabricEndpoint } from './endpoint.ts';
 import type { Frame } from './frame.ts';
 import type { ToAm, ToHost } from './mgmt.ts';
 import { decodePacket, encodePacket, wireBytes, type AggRequest, type DistMode, type TargetKind } from './packet/index.ts';
-import type { TxPort } from './txport.ts';
 
 export interface HostTimingCycles {
   postCycles: number;
@@ -103,11 +103,7 @@ interface Frag {
   awaitDuplicate: boolean;
 }
 
-export class SharpHost extends Component {
-  port!: TxPort;
-  input!: Channel<Frame>;
-  mgmtIn!: Channel<ToHost>;
-  mgmtOut!: Channel<ToAm>;
+export class SharpHost extends FabricEndpoint<ToHost> {
   leaf = -1;
   private readonly groups = new Map<string, HostGroup>();
   private readonly inflight = new Map<string, Frag>(); // job/group/seq
@@ -142,14 +138,6 @@ export class SharpHost extends Component {
     this.cDone = this.counter('messages_completed');
     this.cErrors = this.counter('messages_failed');
     this.hLatency = this.histogram('message_latency', { bucketWidth: 100, buckets: 400 });
-  }
-
-  attach(input: Channel<Frame>, port: TxPort, mgmtIn: Channel<ToHost>, mgmtOut: Channel<ToAm>): void {
-    this.input = input.bindConsumer(this);
-    this.port = port;
-    port.link.bindProducer(this);
-    this.mgmtIn = mgmtIn.bindConsumer(this);
-    this.mgmtOut = mgmtOut.bindProducer(this);
   }
 
   override reset(): void {
