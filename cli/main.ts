@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { commandHelp, type CommandIO, type CommandSpec, parseFlags, UsageError } from './args.ts';
-import { InputError } from './errors.ts';
+import { InputError } from '../rtl/kernel/errors.ts';
 
 /** Commands live in cli/commands/*.ts, each exporting `commands: CommandSpec[]`; they are discovered here. */
 export async function loadCommands(): Promise<CommandSpec[]> {

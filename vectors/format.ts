@@ -3,7 +3,7 @@
  * line one transaction. Bit patterns are lower-case hex strings with a 0x prefix. Files are
  * written with sorted keys and no spaces, so the same vectors are the same bytes.
  */
-import { InputError } from '../cli/errors.ts';
+import { InputError } from '../rtl/kernel/errors.ts';
 
 export const FORMAT_NAME = 'netoffload-vectors';
 export const FORMAT_VERSION = 1;

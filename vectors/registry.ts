@@ -5,7 +5,7 @@
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { InputError } from '../cli/errors.ts';
+import { InputError } from '../rtl/kernel/errors.ts';
 import { FORMAT_NAME, FORMAT_VERSION, type Json, type VectorFile, type VectorRecord } from './format.ts';
 
 /** One field of a $readmemh table row. */

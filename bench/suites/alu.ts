@@ -9,7 +9,7 @@
  */
 import { Component, NEVER, Rng, type Scope, Simulator } from '../../rtl/kernel/index.ts';
 import { Alu, type AluHeader, type AluOperand, type AluParams } from '../../rtl/sharp/alu/alu.ts';
-import { randomPayload } from '../../testbench/sharp/alu/alu-harness.ts';
+import { randomPayload } from '../../experiments/sharp/alu-harness.ts';
 import { type BenchSuite, type Figure, rate } from '../harness.ts';
 
 const RING = 16;

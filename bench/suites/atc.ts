@@ -7,8 +7,8 @@
  * (at most 32 outstanding). The cache is warmed with one chunk before measuring.
  */
 import { footprintMiB, type BenchSuite, type Figure, rate } from '../harness.ts';
-import { buildAtcBench } from '../../testbench/nic/lib/atcDriver.ts';
-import { traceSampler } from '../../testbench/nic/lib/traces.ts';
+import { buildAtcBench } from '../../experiments/nic/atcDriver.ts';
+import { traceSampler } from '../../experiments/nic/traces.ts';
 
 const PAGES = 4 * 1048576;
 

@@ -5,8 +5,8 @@
  */
 import { Fabric } from '../../rtl/sharp/fabric.ts';
 import { largeSpec } from '../../rtl/sharp/topology.ts';
-import { spreadMembers } from '../../testbench/sharp/scenario.ts';
-import { Workload } from '../../testbench/sharp/workload.ts';
+import { spreadMembers } from '../../experiments/sharp/scenario.ts';
+import { Workload } from '../../experiments/sharp/workload.ts';
 import type { BenchSuite, Figure } from '../harness.ts';
 
 function timedAllreduce(hosts: number, bytes: number, iterations: number): { wallS: number; cycles: number; ops: number } {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { bool, type CommandSpec, str } from '../args.ts';
-import { InputError } from '../errors.ts';
+import { InputError } from '../../rtl/kernel/errors.ts';
 import {
   readTestFloatFile,
   runTestFloat,

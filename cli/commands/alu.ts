@@ -28,7 +28,7 @@ import {
   type Rounding,
   validateHeader,
 } from '../../rtl/sharp/alu/types.ts';
-import { goldenFor, hex, randomArrivals, randomPayload, runAlu, type Scheduled } from '../../testbench/sharp/alu/alu-harness.ts';
+import { goldenFor, hex, randomArrivals, randomPayload, runAlu, type Scheduled } from '../../experiments/sharp/alu-harness.ts';
 
 function flagNames(f: number): string {
   const n: string[] = [];

@@ -4,11 +4,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { bool, type CommandSpec, list, num, optNum, str, UsageError } from '../args.ts';
-import { InputError } from '../errors.ts';
+import { InputError } from '../../rtl/kernel/errors.ts';
 import { atcConfig, type AtcConfig } from '../../rtl/nic/atc/index.ts';
-import { type AtcRunResult, runAtcTrace } from '../../testbench/nic/lib/atcDriver.ts';
-import { runRefreshCheck } from '../../testbench/nic/lib/refreshCheck.ts';
-import { fitTrace, generateTrace, parseTraceText, TRACE_DEFAULT_PAGES, TRACE_DEFAULT_ZIPF_S, type TraceKind } from '../../testbench/nic/lib/traces.ts';
+import { type AtcRunResult, runAtcTrace } from '../../experiments/nic/atcDriver.ts';
+import { runRefreshCheck } from '../../experiments/nic/refreshCheck.ts';
+import { fitTrace, generateTrace, parseTraceText, TRACE_DEFAULT_PAGES, TRACE_DEFAULT_ZIPF_S, type TraceKind } from '../../experiments/nic/traces.ts';
 
 function intList(flag: string, items: string[]): number[] {
   return items.map((x) => {

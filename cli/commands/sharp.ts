@@ -4,10 +4,10 @@ import { AluError, DATA_TYPES, elementBytes, OPS, validateHeader, type DataType,
 import { Fabric } from '../../rtl/sharp/fabric.ts';
 import { DEFAULT_TIMING, FITTED } from '../../rtl/sharp/params.ts';
 import { largeSpec } from '../../rtl/sharp/topology.ts';
-import { buildTable, fit, type TableRow } from '../../testbench/sharp/calibration.ts';
-import { FAULT_SCENARIOS, runFaultScenario, type FaultScenario } from '../../testbench/sharp/faults.ts';
-import { runJobs } from '../../testbench/sharp/jobs.ts';
-import { runAllreduce } from '../../testbench/sharp/scenario.ts';
+import { buildTable, fit, type TableRow } from '../../experiments/sharp/calibration.ts';
+import { FAULT_SCENARIOS, runFaultScenario, type FaultScenario } from '../../experiments/sharp/faults.ts';
+import { runJobs } from '../../experiments/sharp/jobs.ts';
+import { runAllreduce } from '../../experiments/sharp/scenario.ts';
 import type { DistMode } from '../../rtl/sharp/packet/index.ts';
 
 const MAX_HOSTS = 11664;

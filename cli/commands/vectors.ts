@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { bool, type CommandSpec, num, optStr, str, UsageError } from '../args.ts';
-import { InputError } from '../errors.ts';
+import { InputError } from '../../rtl/kernel/errors.ts';
 import { parse, serialize } from '../../vectors/format.ts';
 import { exportTable } from '../../vectors/readmemh.ts';
 import { checkFile, generateFile, getBlock, loadBlocks } from '../../vectors/registry.ts';

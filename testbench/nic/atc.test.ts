@@ -22,7 +22,7 @@ import {
 } from '../../rtl/nic/atc/index.ts';
 import { HostMemory } from '../../rtl/nic/hostmem/index.ts';
 import { AtcSerialModel } from '../../models/nic/atcModel.ts';
-import { AtcWorld, type WorldConfig } from './lib/atcWorld.ts';
+import { AtcWorld, type WorldConfig } from '../../experiments/nic/atcWorld.ts';
 
 // ---------------------------------------------------------------- model-based (fc.commands)
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { Simulator } from '../../rtl/kernel/index.ts';
 import { ATC_HIT, ATC_MISS, RefreshEngine } from '../../rtl/nic/atc/index.ts';
 import { buildMemPath, ItemWrite, MC_OK, MemCheckReq } from '../../rtl/nic/memcheck/index.ts';
-import { runRefreshCheck } from './lib/refreshCheck.ts';
+import { runRefreshCheck } from '../../experiments/nic/refreshCheck.ts';
 
 describe('refresh handshake: checker item write -> ATC tag removal -> refresh-done register', () => {
   it('runs the three seed steps with the documented timing', () => {

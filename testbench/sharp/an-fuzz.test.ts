@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { encodePacket, type Packet } from '../../rtl/sharp/packet/index.ts';
 import { Fabric } from '../../rtl/sharp/fabric.ts';
 import { arbPacket } from './packet-arbitraries.ts';
-import { Workload } from './workload.ts';
+import { Workload } from '../../experiments/sharp/workload.ts';
 
 /**
  * Garbage and well-formed-but-foreign packets thrown at a busy aggregation node: it never

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { MemorySink, VcdTracer } from '../../rtl/kernel/index.ts';
 import { Fabric } from '../../rtl/sharp/fabric.ts';
 import { largeSpec } from '../../rtl/sharp/topology.ts';
-import { runAllreduce, spreadMembers } from './scenario.ts';
-import { Workload } from './workload.ts';
+import { runAllreduce, spreadMembers } from '../../experiments/sharp/scenario.ts';
+import { Workload } from '../../experiments/sharp/workload.ts';
 
 describe('SHArP allreduce on the 128-host fabric', () => {
   it('delivers the golden result to every member for each type, operation and distribution mode', () => {

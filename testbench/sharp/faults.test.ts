@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FAULT_SCENARIOS, runFaultScenario } from './faults.ts';
+import { FAULT_SCENARIOS, runFaultScenario } from '../../experiments/sharp/faults.ts';
 
 describe('SHArP fault handling (no timeouts)', () => {
   for (const scenario of FAULT_SCENARIOS) {

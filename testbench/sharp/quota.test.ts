@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SharpStatus } from '../../rtl/sharp/packet/index.ts';
 import { Fabric } from '../../rtl/sharp/fabric.ts';
-import { Workload } from './workload.ts';
+import { Workload } from '../../experiments/sharp/workload.ts';
 
 describe('per-job quotas at every aggregation node', () => {
   it('a request over quota fails only its own operations; other jobs and contexts are untouched', () => {

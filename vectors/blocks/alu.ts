@@ -18,12 +18,12 @@
  * scheduling, output port), independent of the RTL's code.
  */
 import fc from 'fast-check';
-import { InputError } from '../../cli/errors.ts';
+import { InputError } from '../../rtl/kernel/errors.ts';
 import { goldenReduce } from '../../models/alu/golden.ts';
 import { Rng } from '../../rtl/kernel/index.ts';
 import { type AluHeader, type AluParams, checkAluParams, DEFAULT_ALU_PARAMS } from '../../rtl/sharp/alu/alu.ts';
 import { ALU_ERROR_NAMES, AluError, type AluErrorCode, DATA_TYPES, type DataType, INDEX_TYPES, type IndexType, OPS, ORDERS, ROUNDINGS, TYPE_BYTES } from '../../rtl/sharp/alu/types.ts';
-import { randomPayload, runAlu, type Scheduled } from '../../testbench/sharp/alu/alu-harness.ts';
+import { randomPayload, runAlu, type Scheduled } from '../../experiments/sharp/alu-harness.ts';
 import { hexBits, hexBytes, type Json, parseHexBytes, RecordReader, type VectorFile, type VectorRecord } from '../format.ts';
 import type { ReplayOutcome, VectorBlock } from '../registry.ts';
 

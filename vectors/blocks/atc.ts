@@ -18,7 +18,7 @@
  * lookups take hitLatency cycles from acceptance (issue + 1), misses readLatency + 1, a refresh
  * `cycles` after its acceptance.
  */
-import { InputError } from '../../cli/errors.ts';
+import { InputError } from '../../rtl/kernel/errors.ts';
 import { Rng, Simulator } from '../../rtl/kernel/index.ts';
 import { ATC_STATUS_NAMES, atcConfig, AtcReq, buildAtcWithHost, PreloadWrite } from '../../rtl/nic/atc/index.ts';
 import { AtcSerialModel, type AtcModelConfig } from '../../models/nic/atcModel.ts';

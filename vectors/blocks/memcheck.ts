@@ -17,7 +17,7 @@
  * granted in g sees the item writes taken in cycles < g and its verdict is visible in g + latency;
  * a write pushed in i is taken in i + 1 (one per cycle).
  */
-import { InputError } from '../../cli/errors.ts';
+import { InputError } from '../../rtl/kernel/errors.ts';
 import { Rng, Simulator } from '../../rtl/kernel/index.ts';
 import { ItemWrite, MC_REASON_NAMES, MC_WRITE_RESULT_NAMES, MemChecker, MemCheckReq, memCheckConfig, type MemCheckConfig } from '../../rtl/nic/memcheck/index.ts';
 import { MemCheckerModel, type ModelItem, RoundRobinModel } from '../../models/nic/memcheckModel.ts';

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Rng } from '../../../rtl/kernel/index.ts';
 import type { AluHeader, AluInput, AluParams } from '../../../rtl/sharp/alu/alu.ts';
 import { AluError, type AluErrorCode, DATA_TYPES, elementBytes, type IndexType, OPS, ORDERS, validateHeader } from '../../../rtl/sharp/alu/types.ts';
-import { goldenFor, header, hex, randomPayload, runAlu, type Scheduled } from './alu-harness.ts';
+import { goldenFor, header, hex, randomPayload, runAlu, type Scheduled } from '../../../experiments/sharp/alu-harness.ts';
 
 const KINDS = ['TYPE_OP', 'PAYLOAD_TOO_LARGE', 'BAD_INDEX_TYPE', 'BAD_CHILDREN', 'SLOT_RANGE', 'DUPLICATE_OPERAND', 'HEADER_MISMATCH', 'BAD_LENGTH'] as const;
 type Kind = (typeof KINDS)[number];

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { Rng } from '../../../rtl/kernel/index.ts';
 import type { AluHeader, AluParams } from '../../../rtl/sharp/alu/alu.ts';
 import { DATA_TYPES, elementBytes, INDEX_TYPES, isFloat, OPS, ORDERS, ROUNDINGS, type ReductionOrder, validateHeader } from '../../../rtl/sharp/alu/types.ts';
-import { goldenFor, header, hex, randomArrivals, randomPayload, runAlu, type Scheduled } from './alu-harness.ts';
+import { goldenFor, header, hex, randomArrivals, randomPayload, runAlu, type Scheduled } from '../../../experiments/sharp/alu-harness.ts';
 
 interface Spec {
   opId: number;

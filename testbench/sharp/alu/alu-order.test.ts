@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Rng } from '../../../rtl/kernel/index.ts';
 import type { AluHeader, AluParams, AluResult } from '../../../rtl/sharp/alu/alu.ts';
 import { DATA_TYPES, elementBytes, INDEX_TYPES, OPS, ORDERS, ROUNDINGS, validateHeader } from '../../../rtl/sharp/alu/types.ts';
-import { hex, randomArrivals, randomPayload, runAlu, type Scheduled } from './alu-harness.ts';
+import { hex, randomArrivals, randomPayload, runAlu, type Scheduled } from '../../../experiments/sharp/alu-harness.ts';
 
 const headerArb = fc
   .record({

@@ -17,7 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { Rng } from '../../../rtl/kernel/index.ts';
 import type { AluHeader, AluParams } from '../../../rtl/sharp/alu/alu.ts';
 import { DATA_TYPES, INDEX_TYPES, OPS, ORDERS, ROUNDINGS, TYPE_BYTES, validateHeader } from '../../../rtl/sharp/alu/types.ts';
-import { header, randomArrivals, randomPayload, runAlu, type Scheduled } from './alu-harness.ts';
+import { header, randomArrivals, randomPayload, runAlu, type Scheduled } from '../../../experiments/sharp/alu-harness.ts';
 
 const FLOATS = ['f16', 'bf16', 'f32', 'f64'];
 

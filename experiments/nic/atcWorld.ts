@@ -12,7 +12,7 @@
  *
  * Any disagreement throws at once (so fast-check shrinks to the first bad step).
  */
-import { Simulator, type SimulatorOptions } from '../../../rtl/kernel/index.ts';
+import { Simulator, type SimulatorOptions } from '../../rtl/kernel/index.ts';
 import {
   ATC_BYPASS,
   ATC_ERROR,
@@ -26,9 +26,9 @@ import {
   buildAtcWithHost,
   PAGE_BYTES,
   type RefreshRequest,
-} from '../../../rtl/nic/atc/index.ts';
-import { ATT_DEFAULT_OFFSET, type AttTable, type HostMemory } from '../../../rtl/nic/hostmem/index.ts';
-import { SetAssocCacheModel } from '../../../models/nic/cacheModel.ts';
+} from '../../rtl/nic/atc/index.ts';
+import { ATT_DEFAULT_OFFSET, type AttTable, type HostMemory } from '../../rtl/nic/hostmem/index.ts';
+import { SetAssocCacheModel } from '../../models/nic/cacheModel.ts';
 import { type RefreshRecord, TranslationOracle } from './translationOracle.ts';
 
 export interface WorldConfig {

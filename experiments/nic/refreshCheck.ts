@@ -5,10 +5,10 @@
  * forwarded to the ATC); an update writes new translations (or invalidates them) in the ATT, then
  * writes the memory-checker item with the refresh bit, exactly the seed's refresh procedure.
  */
-import { Rng, Simulator } from '../../../rtl/kernel/index.ts';
-import { ATC_FAULT, ATC_HIT, ATC_MERGED, ATC_MISS, type AtcConfig, type AtcMonitor, PAGE_BYTES } from '../../../rtl/nic/atc/index.ts';
-import { ATT_DEFAULT_OFFSET } from '../../../rtl/nic/hostmem/index.ts';
-import { buildMemPath, ItemWrite, MC_OK, MemCheckReq, type MemPath } from '../../../rtl/nic/memcheck/index.ts';
+import { Rng, Simulator } from '../../rtl/kernel/index.ts';
+import { ATC_FAULT, ATC_HIT, ATC_MERGED, ATC_MISS, type AtcConfig, type AtcMonitor, PAGE_BYTES } from '../../rtl/nic/atc/index.ts';
+import { ATT_DEFAULT_OFFSET } from '../../rtl/nic/hostmem/index.ts';
+import { buildMemPath, ItemWrite, MC_OK, MemCheckReq, type MemPath } from '../../rtl/nic/memcheck/index.ts';
 import { type RefreshRecord, TranslationOracle } from './translationOracle.ts';
 
 export interface RefreshCheckOptions {

@@ -2,8 +2,8 @@
  * Address traces for the ATC: synthetic (uniform, zipf, stream) from the project Rng, or a file
  * of hexadecimal virtual addresses. A trace is a Float64Array of virtual addresses.
  */
-import { InputError } from '../../../cli/errors.ts';
-import { Rng } from '../../../rtl/kernel/index.ts';
+import { InputError } from '../../rtl/kernel/errors.ts';
+import { Rng } from '../../rtl/kernel/index.ts';
 
 export type TraceKind = 'uniform' | 'zipf' | 'stream';
 

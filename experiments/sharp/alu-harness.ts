@@ -8,10 +8,10 @@
  * - payload and arrival generators from a seeded Rng (special values: NaN, sNaN, infinities,
  *   zeros, subnormals, extremes), and the golden-model call matching an ALU configuration.
  */
-import { goldenReduce, type GoldenResult } from '../../../models/alu/golden.ts';
-import { Component, NEVER, Rng, type Scope, Simulator } from '../../../rtl/kernel/index.ts';
-import { Alu, type AluHeader, type AluInput, type AluParams, type AluResult, DEFAULT_ALU_PARAMS } from '../../../rtl/sharp/alu/alu.ts';
-import { type DataType, elementBytes, isFloat, type Op, TYPE_BYTES } from '../../../rtl/sharp/alu/types.ts';
+import { goldenReduce, type GoldenResult } from '../../models/alu/golden.ts';
+import { Component, NEVER, Rng, type Scope, Simulator } from '../../rtl/kernel/index.ts';
+import { Alu, type AluHeader, type AluInput, type AluParams, type AluResult, DEFAULT_ALU_PARAMS } from '../../rtl/sharp/alu/alu.ts';
+import { type DataType, elementBytes, isFloat, type Op, TYPE_BYTES } from '../../rtl/sharp/alu/types.ts';
 
 /** One input and the first cycle the driver may push it. */
 export interface Scheduled {

@@ -3,9 +3,9 @@
  * trace's lookups, at most one per cycle and at most `window` outstanding (a requester with that
  * many tags), and takes every response.
  */
-import { Component, NEVER, type Scope, Simulator } from '../../../rtl/kernel/index.ts';
-import { Atc, ATC_ERROR, AtcReq, type AtcConfig, buildAtcWithHost } from '../../../rtl/nic/atc/index.ts';
-import type { HostMemConfig } from '../../../rtl/nic/hostmem/index.ts';
+import { Component, NEVER, type Scope, Simulator } from '../../rtl/kernel/index.ts';
+import { Atc, ATC_ERROR, AtcReq, type AtcConfig, buildAtcWithHost } from '../../rtl/nic/atc/index.ts';
+import type { HostMemConfig } from '../../rtl/nic/hostmem/index.ts';
 
 export class AtcTraceDriver extends Component {
   private readonly pool: AtcReq[];
