@@ -8,7 +8,7 @@
  * allocation on every AN (JOB_REVOKE frees its contexts). It never uses timeouts.
  */
 import { type Channel, Component, NEVER, type Scope } from '../kernel/index.ts';
-import { MCAST_BASE } from './frame.ts';
+import { mcastAddress } from './frame.ts';
 import type { ToAm, ToHost } from './mgmt.ts';
 import { decodePacket, encodePacket, SharpStatus } from './packet/index.ts';
 import type { SharpSwitch } from './switch.ts';
@@ -77,6 +77,8 @@ export class AggregationManager extends Component {
    * member. Management messages leave now and arrive after the management latency.
    */
   createGroup(job: number, group: number, treeId: number, members: readonly number[], quota: Partial<GroupQuota> = {}): GroupPlan {
+    if (!Number.isInteger(job) || job < 1 || job > 0xffff) throw new RangeError(`job id ${job} is not in 1..65535 (the 16-bit job field; job 0 is reserved for reports that name no job)`);
+    if (!Number.isInteger(group) || group < 0 || group > 0xffff) throw new RangeError(`group id ${group} does not fit the 16-bit group field (0..65535)`);
     const q: GroupQuota = { maxOps: quota.maxOps ?? 8, maxBytes: quota.maxBytes ?? (quota.maxOps ?? 8) * 256 };
     if (!Number.isInteger(q.maxOps) || q.maxOps < 1 || q.maxOps > 0xffff) throw new RangeError(`group quota maxOps must be in 1..65535, got ${q.maxOps}`);
     const tree = this.tree(treeId);
@@ -116,7 +118,7 @@ export class AggregationManager extends Component {
       }
     }
     // multicast forwarding entries from the root's switch toward the members
-    const mcast = MCAST_BASE + (job << 16) + group;
+    const mcast = mcastAddress(job, group);
     for (const [sw, ports] of multicastPorts(this.topo, this.routes, plan.root, plan.members)) this.switches.get(sw)!.mft.set(mcast, ports);
     rec.groups.push(plan);
     rec.quota.set(group, q);

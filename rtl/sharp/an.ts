@@ -25,7 +25,7 @@
 import { NEVER, type Scope } from '../kernel/index.ts';
 import { Alu, type AluHeader, type AluInput, type AluParams, type AluResult } from './alu/alu.ts';
 import { FabricEndpoint } from './endpoint.ts';
-import { MCAST_BASE, type Frame } from './frame.ts';
+import { mcastAddress, type Frame } from './frame.ts';
 import type { ToAm } from './mgmt.ts';
 import { decodePacket, encodePacket, SharpStatus, wireBytes, type AggRequest, type AggResponse, type Packet } from './packet/index.ts';
 
@@ -253,7 +253,7 @@ export class AggregationNode extends FabricEndpoint<Uint8Array> {
         }
         const slotOf = new Map<number, number>();
         p.children.forEach((c, i) => slotOf.set(c, i));
-        this.groups.set(key, { job: p.job, tree: p.tree, group: p.group, parent: p.parent, children: p.children, slotOf, mcast: MCAST_BASE + (p.job << 16) + p.group });
+        this.groups.set(key, { job: p.job, tree: p.tree, group: p.group, parent: p.parent, children: p.children, slotOf, mcast: mcastAddress(p.job, p.group) });
         return;
       }
       case 'GROUP_TRIM': {
