@@ -3,6 +3,9 @@
  * unknown commands, unknown flags and bad values raise UsageError (exit 2, one message, no stack).
  */
 
+import { closeSync, openSync, type Stats, statSync, unlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
 export class UsageError extends Error {
   constructor(message: string) {
     super(message);
@@ -23,6 +26,15 @@ export interface FlagSpec {
   /** inclusive bounds for int/number flags */
   min?: number;
   max?: number;
+  /**
+   * The flag names a file the command writes (--out, --vcd, --json-out...). Checked before run(),
+   * so that a path that cannot be written is a usage error (exit 2, naming the path) before any
+   * simulation: not empty, not a directory, in an existing writable directory. 'mkdir': the
+   * command creates missing parent directories, so the nearest existing ancestor must be a
+   * writable directory. 'base': a base path the command appends suffixes to; its directory must
+   * exist and be writable.
+   */
+  output?: true | 'mkdir' | 'base';
 }
 
 export type FlagValues = Record<string, string | number | boolean | string[] | undefined>;
@@ -126,18 +138,109 @@ export function parseFlags(cmd: CommandSpec, args: string[]): FlagValues {
   return out;
 }
 
+/** Width of --help text and the column its descriptions start at. */
+export const HELP_WIDTH = 100;
+const HELP_COLUMN = 34;
+
+/** Words of `text` in lines of at most `width` characters (a longer word gets a line of its own). */
+export function wrapWords(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let cur = '';
+  for (const w of text.split(/\s+/).filter(Boolean)) {
+    if (cur && cur.length + 1 + w.length > width) {
+      lines.push(cur);
+      cur = w;
+    } else cur = cur ? `${cur} ${w}` : w;
+  }
+  if (cur) lines.push(cur);
+  return lines;
+}
+
+/**
+ * One flag of --help: the flag and its value placeholder, then the description in its own column
+ * (on the next line when the flag is wider than the column), the enumeration of allowed values on
+ * a line of its own ("one of: a, b, c"), wrapped, never run into the description.
+ */
+function flagHelp(f: FlagSpec): string[] {
+  const placeholder = f.type === 'bool' ? '' : f.choices ? (f.type === 'list' ? ' <list>' : ' <choice>') : ` <${f.type}>`;
+  const head = `  --${f.name}${placeholder}`;
+  const dflt = f.default !== undefined ? `default ${Array.isArray(f.default) ? f.default.join(',') : String(f.default)}` : '';
+  const range = f.min !== undefined && f.max !== undefined ? `${f.min} to ${f.max}` : f.min !== undefined ? `>= ${f.min}` : f.max !== undefined ? `<= ${f.max}` : '';
+  const extra = [f.required ? 'required' : '', dflt, range].filter(Boolean).join('; ');
+  const width = HELP_WIDTH - HELP_COLUMN;
+  const body = wrapWords(f.help + (extra ? ` (${extra})` : ''), width);
+  if (f.choices) body.push(...wrapWords(`${f.type === 'list' ? 'comma-separated, each one of' : 'one of'}: ${f.choices.join(', ')}`, width));
+  const pad = ' '.repeat(HELP_COLUMN);
+  const out: string[] = [];
+  if (head.length <= HELP_COLUMN - 2) out.push(head.padEnd(HELP_COLUMN) + body[0]!);
+  else out.push(head, pad + body[0]!);
+  for (const l of body.slice(1)) out.push(pad + l);
+  return out;
+}
+
 export function commandHelp(cmd: CommandSpec): string {
   const specs = withJson(cmd.flags);
-  const lines = [`netoffload ${cmd.path.join(' ')}: ${cmd.summary}`, ''];
+  const usage = `netoffload ${cmd.path.join(' ')}${cmd.positional ? ` [${cmd.positional.toUpperCase()}]` : ''} [flags]`;
+  const lines = [...wrapWords(`netoffload ${cmd.path.join(' ')}: ${cmd.summary}`, HELP_WIDTH), '', `Usage: ${usage}`, ''];
   if (cmd.details) lines.push(cmd.details.trim(), '');
   lines.push('Flags:');
-  for (const f of specs) {
-    const val = f.type === 'bool' ? '' : ` <${f.choices ? f.choices.join('|') : f.type}>`;
-    const extra = [f.required ? 'required' : '', f.default !== undefined ? `default ${Array.isArray(f.default) ? f.default.join(',') : String(f.default)}` : ''].filter(Boolean).join(', ');
-    lines.push(`  --${f.name}${val}`.padEnd(40) + f.help + (extra ? ` (${extra})` : ''));
-  }
-  lines.push(`  --help`.padEnd(40) + 'show this help');
+  for (const f of specs) lines.push(...flagHelp(f));
+  lines.push(`  --help`.padEnd(HELP_COLUMN) + 'show this help');
   return lines.join('\n') + '\n';
+}
+
+/**
+ * Checks every output flag of `cmd` that has a value (docs: FlagSpec.output). Throws UsageError
+ * naming the flag and the path. Writes nothing except a probe file it removes again.
+ */
+export function checkOutputs(cmd: CommandSpec, flags: FlagValues): void {
+  for (const spec of cmd.flags) {
+    if (!spec.output) continue;
+    const v = flags[spec.name];
+    if (v === undefined) continue;
+    if (typeof v !== 'string') throw new UsageError(`--${spec.name}: expected a path`);
+    checkOutputPath(`--${spec.name}`, v, spec.output);
+  }
+}
+
+/** The check behind FlagSpec.output, for commands that take an output path some other way. */
+export function checkOutputPath(what: string, path: string, mode: true | 'mkdir' | 'base' = true): void {
+  const bad = (why: string): never => {
+    throw new UsageError(`${what} '${path}': ${why}`);
+  };
+  if (path.trim() === '') bad('empty path (give a file name)');
+  const st = statOrNull(path);
+  if (mode !== 'base' && st) {
+    if (st.isDirectory()) bad('is a directory, not a file');
+    try {
+      closeSync(openSync(path, 'r+'));
+    } catch (e) {
+      bad(`cannot write it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+    return;
+  }
+  let dir = dirname(path);
+  if (mode === 'mkdir') {
+    while (!statOrNull(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  }
+  const dst = statOrNull(dir);
+  if (!dst) bad(`directory '${dir}' does not exist`);
+  if (!dst!.isDirectory()) bad(`'${dir}' is not a directory`);
+  const probe = mode === 'base' || mode === 'mkdir' ? join(dir, `.netoffload-probe-${process.pid}`) : path;
+  try {
+    closeSync(openSync(probe, 'wx'));
+    unlinkSync(probe);
+  } catch (e) {
+    bad(`cannot create a file in '${dir}' (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+}
+
+function statOrNull(path: string): Stats | null {
+  try {
+    return statSync(path);
+  } catch {
+    return null;
+  }
 }
 
 /** Typed getters for the run() functions. */

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { commandHelp, type CommandIO, type CommandSpec, parseFlags, UsageError } from './args.ts';
+import { checkOutputs, commandHelp, type CommandIO, type CommandSpec, parseFlags, UsageError } from './args.ts';
 import { InputError } from '../rtl/kernel/errors.ts';
 
 /** Commands live in cli/commands/*.ts, each exporting `commands: CommandSpec[]`; they are discovered here. */
@@ -69,6 +69,7 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
       return 0;
     }
     const flags = parseFlags(best, rest);
+    checkOutputs(best, flags);
     return await best.run(flags, io);
   } catch (e) {
     if (e instanceof UsageError || e instanceof InputError) {

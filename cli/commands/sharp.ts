@@ -46,7 +46,7 @@ barrier and allreduce (f32 sum) for 0..256 bytes on 32, 64 and 128 hosts, the pi
 4,096 bytes and the three result-distribution modes, printing each simulated latency next to the
 paper's. Only Table I's 32-host column was used to fit the model (netoffload sharp fit). The table
 is also written to out/sharp-table.json.`,
-    flags: [{ name: 'out', type: 'string', default: 'out/sharp-table.json', help: 'where to write the JSON table' }],
+    flags: [{ name: 'out', type: 'string', default: 'out/sharp-table.json', output: 'mkdir', help: 'where to write the JSON table' }],
     run(f, io) {
       const rows = buildTable();
       const path = str(f, 'out');
@@ -83,7 +83,7 @@ host received is hashed into result_sha256, which --skew-seed never changes.`,
       { name: 'skew-ns', type: 'number', default: 500, min: 0, max: 1e6, help: 'largest host skew per call' },
       { name: 'iterations', type: 'int', default: 10, min: 1, max: 100000, help: 'measured iterations' },
       { name: 'data-seed', type: 'int', default: 7, min: 0, max: 0xffffffff, help: 'seed of the operands' },
-      { name: 'vcd', type: 'string', help: 'write a VCD of the aggregation nodes of the group' },
+      { name: 'vcd', type: 'string', output: true, help: 'write a VCD of the aggregation nodes of the group' },
     ],
     run(f, io) {
       const hosts = num(f, 'hosts');
@@ -154,7 +154,7 @@ host received is hashed into result_sha256, which --skew-seed never changes.`,
     summary: 'rerun the calibration: fit the six timing parameters on Table I, 32 hosts',
     flags: [
       { name: 'evaluations', type: 'int', default: 300, min: 10, max: 10000, help: 'Nelder-Mead evaluations' },
-      { name: 'out', type: 'string', default: 'out/sharp-fit.json', help: 'where to write the fit' },
+      { name: 'out', type: 'string', default: 'out/sharp-fit.json', output: 'mkdir', help: 'where to write the fit' },
     ],
     run(f, io) {
       const json = bool(f, 'json');

@@ -13,13 +13,13 @@ stage 0, which checks every one equals its emitted value + N. Optional VCD (GTKW
       { name: 'stages', type: 'int', default: 8, min: 1, max: 1_000_000, help: 'number of stages' },
       { name: 'cycles', type: 'int', default: 100, min: 0, max: 1e9, help: 'cycles to simulate' },
       { name: 'no-skipping', type: 'bool', help: 'evaluate every component every cycle' },
-      { name: 'vcd', type: 'string', help: 'write a VCD file' },
+      { name: 'vcd', type: 'string', output: true, help: 'write a VCD file' },
       { name: 'trace', type: 'bool', help: 'print a line trace (one line per cycle)' },
     ],
     run(f, io) {
       const ring = buildRing(num(f, 'stages'), { skipping: !bool(f, 'no-skipping') });
       const vcd = optStr(f, 'vcd');
-      if (vcd) new VcdTracer(ring.sim, fileSink(vcd));
+      if (vcd !== undefined) new VcdTracer(ring.sim, fileSink(vcd));
       if (bool(f, 'trace')) new LineTracer(ring.sim, { write: (t) => io.out(t), close: () => {} });
       ring.sim.step(num(f, 'cycles'));
       ring.sim.closeTraces();

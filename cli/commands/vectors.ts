@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { bool, type CommandSpec, num, optStr, str, UsageError } from '../args.ts';
+import { bool, checkOutputPath, type CommandSpec, num, optStr, str, UsageError } from '../args.ts';
 import { InputError } from '../../rtl/kernel/errors.ts';
 import { parse, serialize } from '../../vectors/format.ts';
 import { exportTable } from '../../vectors/readmemh.ts';
@@ -24,7 +24,7 @@ export const commands: CommandSpec[] = [
       { name: 'block', type: 'string', required: true, help: 'hardware block (netoffload vectors list)' },
       { name: 'count', type: 'int', required: true, min: 0, max: 1_000_000, help: 'number of transactions' },
       { name: 'seed', type: 'int', default: 1, min: 0, max: 0xffffffff, help: 'generator seed' },
-      { name: 'out', type: 'string', required: true, help: 'output .jsonl file' },
+      { name: 'out', type: 'string', required: true, output: true, help: 'output .jsonl file' },
       { name: 'config', type: 'string', help: 'block configuration as a JSON object (defaults for missing fields)' },
     ],
     async run(f, io) {
@@ -78,14 +78,15 @@ export const commands: CommandSpec[] = [
     flags: [
       { name: 'format', type: 'string', default: 'readmemh', choices: ['readmemh'], help: 'export format' },
       { name: 'file', type: 'string', required: true, help: 'vector file (or give it as the only argument)' },
-      { name: 'out', type: 'string', help: 'output base path (default: the input path without .jsonl)' },
+      { name: 'out', type: 'string', output: 'base', help: 'output base path (default: the input path without .jsonl)' },
     ],
     async run(f, io) {
       const path = str(f, 'file');
+      const base = optStr(f, 'out') ?? path.replace(/\.jsonl$/, '');
+      if (optStr(f, 'out') === undefined) checkOutputPath('output base (the input path without .jsonl)', base, 'base');
       const file = readVectorFile(path);
       const block = await getBlock(file.header.block);
       block.parseConfig(file.header.config);
-      const base = optStr(f, 'out') ?? path.replace(/\.jsonl$/, '');
       const written: { table: string; mem: string; layout: string; rows: number; width: number }[] = [];
       for (const t of block.tables) {
         const ex = exportTable(t, file);

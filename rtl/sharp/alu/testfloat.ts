@@ -13,11 +13,14 @@ import { fpMul } from './fp/mul.ts';
 import { isNaNBits } from './fp/special.ts';
 
 export type TestFloatOp = 'add' | 'mul';
-export type TestFloatType = 'f16' | 'f32' | 'f64';
+export type TestFloatType = 'f16' | 'bf16' | 'f32' | 'f64';
 export type TestFloatRounding = 'rne' | 'rtz' | 'rdn' | 'rup';
 
 export const TESTFLOAT_OPS: readonly TestFloatOp[] = ['add', 'mul'];
-export const TESTFLOAT_TYPES: readonly TestFloatType[] = ['f16', 'f32', 'f64'];
+/** Every float width of the ALU: a file of any of them can be replayed. */
+export const TESTFLOAT_TYPES: readonly TestFloatType[] = ['f16', 'bf16', 'f32', 'f64'];
+/** The widths Berkeley TestFloat generates (it has no bfloat16; bf16 files come from `alu testfloat-gen`). */
+export const TESTFLOAT_BERKELEY_TYPES: readonly TestFloatType[] = ['f16', 'f32', 'f64'];
 export const TESTFLOAT_ROUNDINGS: readonly TestFloatRounding[] = ['rne', 'rtz', 'rdn', 'rup'];
 /** TestFloat's names for the rounding modes (file name part). */
 export const TESTFLOAT_MODE_NAMES: Readonly<Record<TestFloatRounding, string>> = { rne: 'near_even', rtz: 'minMag', rdn: 'min', rup: 'max' };
@@ -41,6 +44,8 @@ export interface TestFloatMismatch {
 }
 
 export interface TestFloatResult {
+  /** cases read (passed + failed); 0 means the file held no case, which a caller must treat as a failure */
+  cases: number;
   passed: number;
   failed: number;
   mismatches: TestFloatMismatch[];
@@ -89,7 +94,7 @@ function hex(hi: number, lo: number, fmt: FpFormat): string {
  */
 export function runTestFloat(text: string, opts: TestFloatOptions): TestFloatResult {
   if (!TESTFLOAT_OPS.includes(opts.op)) throw new RangeError(`unknown TestFloat op '${String(opts.op)}' (add or mul)`);
-  if (!TESTFLOAT_TYPES.includes(opts.type)) throw new RangeError(`unknown TestFloat type '${String(opts.type)}' (f16, f32 or f64)`);
+  if (!TESTFLOAT_TYPES.includes(opts.type)) throw new RangeError(`unknown TestFloat type '${String(opts.type)}' (${TESTFLOAT_TYPES.join(', ')})`);
   if (!TESTFLOAT_ROUNDINGS.includes(opts.rounding)) throw new RangeError(`unknown TestFloat rounding '${String(opts.rounding)}' (rne, rtz, rdn or rup)`);
   const fmt = formatOf(opts.type);
   const mode = modeWord(opts.rounding, false);
@@ -98,7 +103,7 @@ export function runTestFloat(text: string, opts: TestFloatOptions): TestFloatRes
   const isMul = opts.op === 'mul';
   const out = new Uint32Array(3);
   const words = new Uint32Array(6); // aHi aLo bHi bLo rHi rLo of the current line
-  const res: TestFloatResult = { passed: 0, failed: 0, mismatches: [] };
+  const res: TestFloatResult = { cases: 0, passed: 0, failed: 0, mismatches: [] };
   let pos = 0;
   let lineNo = 0;
   const n = text.length;
@@ -144,6 +149,7 @@ export function runTestFloat(text: string, opts: TestFloatOptions): TestFloatRes
     const got = isMul ? fpMul(fmt, aHi, aLo, bHi, bLo, mode, 0, out) : fpAdd(fmt, aHi, aLo, bHi, bLo, mode, 0, out);
     const gHi = out[0]!;
     const gLo = out[1]!;
+    res.cases++;
     const valueOk = isNaNBits(fmt, rHi, rLo) ? isNaNBits(fmt, gHi, gLo) : gHi === rHi && gLo === rLo;
     if (valueOk && got === flags) res.passed++;
     else {
