@@ -1,0 +1,95 @@
+import { Channel, Component, type Counter, NEVER, Pipeline, type Scope } from '../kernel/index.ts';
+import { MEM_READ, type MemReq } from './types.ts';
+
+/** Host memory parameters. */
+export interface HostMemoryConfig {
+  /** bytes of memory (default 1 MiB; the model keeps 64-bit words for AMO traffic) */
+  bytes: number;
+  /** cycles from taking a read to its response being pushed (DRAM + northbridge; default 80) */
+  readCycles: number;
+}
+
+export const HOST_MEMORY_DEFAULTS: HostMemoryConfig = { bytes: 1 << 20, readCycles: 80 };
+
+/**
+ * One node's memory as the NIC sees it through HyperTransport: takes one transaction per cycle
+ * from `req` in order; a posted write updates the word (8-byte writes) at once; a read is answered
+ * on `resp` readCycles later, in order (a read sees every write taken before it). The host CPU's
+ * own loads and stores (`load64`, `store64`) go straight to these words: they do not pass the
+ * NIC, so the AMO unit's cache never sees them (the non-coherence the seed describes).
+ */
+export class HostMemory extends Component {
+  readonly cfg: HostMemoryConfig;
+  readonly req: Channel<MemReq>;
+  readonly resp: Channel<MemReq>;
+  readonly words: Uint32Array;
+  private readonly pipe: Pipeline<MemReq>;
+  readonly stats: { reads: Counter; writes: Counter; readBytes: Counter; writeBytes: Counter };
+
+  constructor(parent: Scope, name: string, cfg: Partial<HostMemoryConfig> = {}) {
+    super(parent, name);
+    const c = { ...HOST_MEMORY_DEFAULTS, ...cfg };
+    if (!Number.isInteger(c.readCycles) || c.readCycles < 2) throw new RangeError(`${this.path}: readCycles must be an integer >= 2, got ${c.readCycles}`);
+    if (!Number.isInteger(c.bytes) || c.bytes < 8 || c.bytes % 8 !== 0) throw new RangeError(`${this.path}: bytes must be a positive multiple of 8, got ${c.bytes}`);
+    this.cfg = c;
+    this.req = new Channel<MemReq>(this, 'req', { capacity: 2, latency: 1 }).bindConsumer(this);
+    this.resp = new Channel<MemReq>(this, 'resp', { capacity: 4, latency: 1 }).bindProducer(this);
+    this.words = new Uint32Array(c.bytes / 4);
+    this.pipe = new Pipeline<MemReq>(this, 'read_pipe', c.readCycles - 1);
+    this.stats = { reads: this.counter('reads'), writes: this.counter('writes'), readBytes: this.counter('read_bytes'), writeBytes: this.counter('write_bytes') };
+  }
+
+  /** Host CPU load of the 64-bit word at a byte address (little-endian halves). */
+  load64(addr: number): { hi: number; lo: number } {
+    const i = this.wordIndex(addr);
+    return { hi: this.words[i + 1]!, lo: this.words[i]! };
+  }
+
+  /** Host CPU store of a 64-bit word. */
+  store64(addr: number, hi: number, lo: number): void {
+    const i = this.wordIndex(addr);
+    this.words[i] = lo >>> 0;
+    this.words[i + 1] = hi >>> 0;
+  }
+
+  private wordIndex(addr: number): number {
+    if (!Number.isInteger(addr) || addr % 8 !== 0 || addr < 0 || addr + 8 > this.cfg.bytes) throw new RangeError(`${this.path}: word address ${addr} is not an aligned address inside ${this.cfg.bytes} bytes`);
+    return addr / 4;
+  }
+
+  tick(t: number): number {
+    const pipe = this.pipe;
+    let stalled = false;
+    if (pipe.valid()) {
+      if (this.resp.canPush()) this.resp.push(pipe.take());
+      else {
+        pipe.stall();
+        stalled = true;
+      }
+    }
+    if (!stalled && this.req.canPop()) {
+      const m = this.req.pop();
+      const word = m.bytes === 8 && m.addr % 8 === 0 && m.addr >= 0 && m.addr + 8 <= this.cfg.bytes;
+      if (m.kind === MEM_READ) {
+        if (word) {
+          m.lo = this.words[m.addr / 4]!;
+          m.hi = this.words[m.addr / 4 + 1]!;
+        }
+        m.resp = true;
+        pipe.push(m);
+        this.stats.reads.inc();
+        this.stats.readBytes.inc(m.bytes);
+      } else {
+        if (word) {
+          this.words[m.addr / 4] = m.lo >>> 0;
+          this.words[m.addr / 4 + 1] = m.hi >>> 0;
+        }
+        this.stats.writes.inc();
+        this.stats.writeBytes.inc(m.bytes);
+      }
+    }
+    if (stalled || this.req.canPop()) return t + 1;
+    const r = pipe.readyCycle();
+    return r === Infinity ? NEVER : r;
+  }
+}
