@@ -49,6 +49,8 @@ export interface GoldenAmoResult {
   /** the old value (for every successful operation) */
   old: bigint;
   hit: boolean;
+  /** a dirty word the fill evicted, written back to memory: its address and value */
+  writeBack: { addr: bigint; value: bigint } | null;
 }
 
 /**
@@ -94,15 +96,16 @@ export class GoldenAmoUnit {
   }
 
   op(opCode: number, addr: number, size: number, a: bigint, b: bigint): GoldenAmoResult {
-    if (size !== 8) return { status: AMO_ERR_SIZE, old: 0n, hit: false };
-    if (!Number.isInteger(addr) || addr % 8 !== 0) return { status: AMO_ERR_ALIGN, old: 0n, hit: false };
-    if (addr < 0 || addr + 8 > this.cfg.memBytes) return { status: AMO_ERR_RANGE, old: 0n, hit: false };
+    if (size !== 8) return { status: AMO_ERR_SIZE, old: 0n, hit: false, writeBack: null };
+    if (!Number.isInteger(addr) || addr % 8 !== 0) return { status: AMO_ERR_ALIGN, old: 0n, hit: false, writeBack: null };
+    if (addr < 0 || addr + 8 > this.cfg.memBytes) return { status: AMO_ERR_RANGE, old: 0n, hit: false, writeBack: null };
     const name = AMO_NAMES[opCode];
-    if (name === undefined) return { status: AMO_ERR_OP, old: 0n, hit: false };
+    if (name === undefined) return { status: AMO_ERR_OP, old: 0n, hit: false, writeBack: null };
     const w = BigInt(addr);
     const set = this.order[Number((w / 8n) % BigInt(this.sets))]!;
     let line = this.cached.get(w);
     const hit = line !== undefined;
+    let writeBack: { addr: bigint; value: bigint } | null = null;
     if (line) {
       if (this.cfg.replacement === 'lru') {
         set.splice(set.indexOf(w), 1);
@@ -112,7 +115,10 @@ export class GoldenAmoUnit {
       if (set.length === this.cfg.cacheWays) {
         const victim = set.shift()!;
         const v = this.cached.get(victim)!;
-        if (v.dirty) this.host.set(victim, v.v);
+        if (v.dirty) {
+          this.host.set(victim, v.v);
+          writeBack = { addr: victim, value: v.v };
+        }
         this.cached.delete(victim);
       }
       line = { v: this.hostRead(w), dirty: false };
@@ -123,6 +129,6 @@ export class GoldenAmoUnit {
     line.v = amoApply(name, old, a & MASK64, b & MASK64);
     if (this.cfg.writePolicy === 'write-through') this.host.set(w, line.v);
     else line.dirty = true;
-    return { status: AMO_OK, old, hit };
+    return { status: AMO_OK, old, hit, writeBack };
   }
 }
