@@ -5,9 +5,13 @@
  * of that configuration. The traces are endless streams from the seeded generator (no
  * repetition). A lookup counts when its response has been taken by the requester
  * (at most 32 outstanding). The cache is warmed with one chunk before measuring.
+ *
+ * Also the wall time of `atc refresh-check --ops 1000000` (issue 10 item 2: the freshness oracle
+ * must be linear or n log n; target well under a minute), one run (quick: 20,000 operations).
  */
 import { footprintMiB, type BenchSuite, type Figure, rate } from '../harness.ts';
 import { buildAtcBench } from '../../experiments/nic/atcDriver.ts';
+import { passed, runRefreshCheck } from '../../experiments/nic/refreshCheck.ts';
 import { traceSampler } from '../../experiments/nic/traces.ts';
 
 const PAGES = 4 * 1048576;
@@ -47,6 +51,19 @@ export const suite: BenchSuite = {
         note: `hit rate ${b.atc.hitRate().toFixed(3)}, ${(b.sim.cycle / b.driver.completed).toFixed(1)} simulated cycles per lookup, ${r.samples} samples`,
       });
     }
+    const ops = quick ? 20000 : 1000000;
+    const t0 = performance.now();
+    const rc = runRefreshCheck({ ops, seed: 1 });
+    const wallS = (performance.now() - t0) / 1000;
+    if (!passed(rc)) throw new Error(`atc refresh-check --ops ${ops} --seed 1 failed: ${rc.first_problem}`);
+    figs.push({
+      key: quick ? 'atc.refresh_check.20k_ops.wall_s' : 'atc.refresh_check.1m_ops.wall_s',
+      label: `atc refresh-check --ops ${ops} --seed 1: wall time`,
+      value: wallS,
+      unit: ' s',
+      target: { op: '<=', value: 60 },
+      note: `${rc.lookups} lookups, ${rc.refreshes} refreshes, ${rc.cycles} simulated cycles`,
+    });
     return figs;
   },
 };

@@ -27,7 +27,7 @@ import {
   PAGE_BYTES,
   type RefreshRequest,
 } from '../../rtl/nic/atc/index.ts';
-import { ATT_DEFAULT_OFFSET, type AttTable, type HostMemory } from '../../rtl/nic/hostmem/index.ts';
+import { ATT_DEFAULT_OFFSET, ATT_VP_STRIDE, type AttTable, type HostMemory } from '../../rtl/nic/hostmem/index.ts';
 import { SetAssocCacheModel } from '../../models/nic/cacheModel.ts';
 import { type RefreshRecord, TranslationOracle } from './translationOracle.ts';
 
@@ -70,7 +70,7 @@ export class AtcWorld {
   readonly refreshes: RefreshRecord[] = [];
   private refreshQueue: RefreshRecord[] = [];
   private active: RefreshRecord | null = null;
-  private readonly installedAt = new Map<number, number>();
+  private readonly installedAt = new Map<string, number>();
   private nextTag = 0;
   /** the consumer has held responses back at some point (exact hit latency no longer holds) */
   private held = false;
@@ -88,11 +88,12 @@ export class AtcWorld {
     this.minReadLatency = cfg.readLatency;
     this.hitLatency = this.atc.cfg.hitLatency;
     this.model = new SetAssocCacheModel(cfg.atc.entries, cfg.atc.ways, this.atc.cfg.replacement);
-    this.oracle = new TranslationOracle((p) => (p + ATT_DEFAULT_OFFSET) % this.att.frameLimit);
+    // the ATT's documented default mapping (docs/nic-memory.md)
+    this.oracle = new TranslationOracle((p, vp) => (p + ATT_DEFAULT_OFFSET + vp * ATT_VP_STRIDE) % this.att.frameLimit);
     this.atc.monitor = {
-      lookup: (t, page, hit, way) => this.onLookup(t, page, hit, way),
-      install: (t, page, pfn, way, evicted) => this.onInstall(t, page, pfn, way, evicted),
-      invalidate: (t, page, way) => this.onInvalidate(t, page, way),
+      lookup: (t, page, hit, way, asid) => this.onLookup(t, page, hit, way, asid),
+      install: (t, page, pfn, way, evicted, asid, evictedAsid) => this.onInstall(t, page, pfn, way, evicted, asid, evictedAsid),
+      invalidate: (t, page, way, asid) => this.onInvalidate(t, page, way, asid),
       refreshStart: (t, base, top) => this.onRefreshStart(t, base, top),
       refreshDone: (t) => this.onRefreshDone(t),
       staleFill: () => {
@@ -108,12 +109,13 @@ export class AtcWorld {
   // ---------------- stimulus (between cycles) ----------------
 
   /** Push a lookup if the request channel has room; returns its tag or -1. */
-  lookup(va: number, physical = false): number {
+  lookup(va: number, physical = false, asid = 0): number {
     if (!this.atc.req.canPush()) return -1;
     const r = new AtcReq();
     r.tag = this.nextTag++;
     r.va = va;
     r.physical = physical;
+    r.asid = asid;
     const bad = !(Number.isInteger(va) && va >= 0 && va < 2 ** this.atc.cfg.vaBits);
     const o: Outstanding = { req: r, kind: bad ? 'error' : physical ? 'bypass' : 'cache', expectHit: null };
     this.outstanding.set(r.tag, o);
@@ -122,20 +124,20 @@ export class AtcWorld {
     return r.tag;
   }
 
-  /** Software changes a translation in the ATT (a unique new frame, or invalid). */
-  attWrite(page: number, valid: boolean): void {
+  /** Software changes a translation in VP `vp`'s ATT (a unique new frame, or invalid). */
+  attWrite(page: number, valid: boolean, vp = 0): void {
     const frame = this.nextFrame++;
-    this.att.write(page, frame, valid);
-    this.oracle.write(page, frame, valid);
+    this.att.write(page, frame, valid, vp);
+    this.oracle.write(page, frame, valid, vp);
   }
 
-  /** Push a refresh of [base, top] if the channel has room. */
-  refresh(base: number, top: number): boolean {
+  /** Push a refresh of [base, top] of `vp` (-1: every VP) if the channel has room. */
+  refresh(base: number, top: number, vp = -1): boolean {
     if (!this.atc.refreshIn.canPush()) return false;
-    const rec = this.oracle.requestRefresh(base, top);
+    const rec = this.oracle.requestRefresh(base, top, vp);
     this.refreshes.push(rec);
     this.refreshQueue.push(rec);
-    const rq: RefreshRequest = { basePage: base, topPage: top, refreshId: this.refreshes.length };
+    const rq: RefreshRequest = { basePage: base, topPage: top, vp, refreshId: this.refreshes.length };
     this.atc.refreshIn.push(rq);
     return true;
   }
@@ -180,7 +182,7 @@ export class AtcWorld {
       const m = this.model.contents(set);
       for (let w = 0; w < tags.ways; w++) {
         const i = set * tags.ways + w;
-        const rtl = tags.valid[i] ? { page: tags.page[i]!, pfn: tags.pfn[i]! } : null;
+        const rtl = tags.valid[i] ? { page: tags.page[i]!, asid: tags.asid[i]!, pfn: tags.pfn[i]! } : null;
         const mm = m[w] ?? null;
         if (JSON.stringify(rtl) !== JSON.stringify(mm)) this.fail(`set ${set} way ${w}: RTL holds ${JSON.stringify(rtl)}, model ${JSON.stringify(mm)}`);
       }
@@ -224,41 +226,42 @@ export class AtcWorld {
         if (r.status === ATC_MISS && lat < this.minReadLatency + 1) this.fail(`tag ${r.tag}: miss answered after ${lat} cycles, less than the read latency + 1 = ${this.minReadLatency + 1}`);
         if (lat < 1) this.fail(`tag ${r.tag}: answered ${lat} cycles after acceptance`);
       }
-      const bad = this.oracle.judgeResponse(page, r.status === ATC_FAULT ? null : r.pfn, r.acceptCycle);
+      const bad = this.oracle.judgeResponse(page, r.status === ATC_FAULT ? null : r.pfn, r.acceptCycle, r.asid);
       if (bad !== null) this.fail(bad);
     }
   }
 
-  private onLookup(t: number, page: number, hit: boolean, way: number): void {
+  private onLookup(t: number, page: number, hit: boolean, way: number, asid: number): void {
     this.counts.lookups++;
     const o = this.lookupQueue.shift();
     if (!o) this.fail(`tag array lookup of page ${page} with no cache lookup pending`);
     const want = Math.floor(o.req.va / PAGE_BYTES);
-    if (want !== page) this.fail(`lookup out of order: tag array looked up page ${page}, next pushed lookup is page ${want}`);
+    if (want !== page || o.req.asid !== asid) this.fail(`lookup out of order: tag array looked up VP ${asid} page ${page}, next pushed lookup is VP ${o.req.asid} page ${want}`);
     if (o.req.acceptCycle !== t) this.fail(`lookup of page ${page} in cycle ${t} but the request says accepted in ${o.req.acceptCycle}`);
-    const m = this.model.lookup(page);
+    const m = this.model.lookup(page, asid);
     if (m.hit !== hit || (hit && m.way !== way)) this.fail(`page ${page}: RTL ${hit ? `hit way ${way}` : 'miss'}, model ${m.hit ? `hit way ${m.way}` : 'miss'}`);
     o.expectHit = hit ? m.pfn! : -1;
     if (hit) this.counts.hits++;
   }
 
-  private onInstall(t: number, page: number, pfn: number, way: number, evicted: number): void {
+  private onInstall(t: number, page: number, pfn: number, way: number, evicted: number, asid: number, evictedAsid: number): void {
     this.counts.installs++;
-    const f = this.model.fill(page, pfn);
-    if (f.way !== way || (f.evicted ?? -1) !== evicted) this.fail(`fill of page ${page}: RTL way ${way} evicting ${evicted}, model way ${f.way} evicting ${f.evicted ?? -1}`);
+    const f = this.model.fill(page, pfn, asid);
+    if (f.way !== way || (f.evicted ?? -1) !== evicted || (f.evictedAsid ?? -1) !== evictedAsid) this.fail(`fill of VP ${asid} page ${page}: RTL way ${way} evicting ${evictedAsid}:${evicted}, model way ${f.way} evicting ${f.evictedAsid ?? -1}:${f.evicted ?? -1}`);
     if (evicted >= 0) this.counts.evictions++;
-    this.installedAt.set(page, t);
-    const bad = this.oracle.judgeInstall(page, pfn, t);
+    this.installedAt.set(`${asid}:${page}`, t);
+    const bad = this.oracle.judgeInstall(page, pfn, t, asid);
     if (bad !== null) this.fail(bad);
   }
 
-  private onInvalidate(_t: number, page: number, way: number): void {
+  private onInvalidate(_t: number, page: number, way: number, asid: number): void {
     this.counts.invalidations++;
     const a = this.active;
     if (!a) this.fail(`page ${page} invalidated with no refresh active`);
     if (page < a.base || page > a.top) this.fail(`refresh [${a.base}, ${a.top}] removed page ${page} outside its range`);
+    if (a.vp >= 0 && asid !== a.vp) this.fail(`refresh of VP ${a.vp} removed a translation of VP ${asid}`);
     if (this.atc.cfg.mode === 'cache') {
-      const w = this.model.invalidate(page);
+      const w = this.model.invalidate(page, asid);
       if (w !== way) this.fail(`refresh removed page ${page} from way ${way}, model has it in way ${w}`);
     }
   }
@@ -278,8 +281,9 @@ export class AtcWorld {
     // every page of the range still held must have been installed after the refresh started
     // (a fresh fill, already judged by the oracle); older tags must all be gone
     if (this.atc.cfg.mode === 'cache') {
-      for (const p of this.model.pages()) {
-        if (p >= a.base && p <= a.top && (this.installedAt.get(p) ?? -1) < a.startCycle) this.fail(`refresh [${a.base}, ${a.top}] done but page ${p}, installed in cycle ${this.installedAt.get(p)}, is still cached`);
+      for (const { page: p, asid } of this.model.resident()) {
+        const at = this.installedAt.get(`${asid}:${p}`) ?? -1;
+        if (p >= a.base && p <= a.top && (a.vp < 0 || asid === a.vp) && at < a.startCycle) this.fail(`refresh [${a.base}, ${a.top}] of VP ${a.vp} done but VP ${asid} page ${p}, installed in cycle ${at}, is still cached`);
       }
     }
     this.active = null;

@@ -2,7 +2,8 @@
  * Golden model of a set-associative translation cache (docs/nic-memory.md, "ATC"), written from
  * the specification and sharing no code with rtl/nic/atc:
  *
- * - page p lives in set p mod sets;
+ * - a translation is identified by (asid, page): the same page of two address spaces (virtual
+ *   ports) is two entries; page p of any asid lives in set p mod sets;
  * - a fill uses the lowest-numbered empty way, otherwise the policy's victim; a fill of a page that
  *   is already present updates it in place; hits and fills make the way most recently used;
  * - invalidation empties a way and leaves the replacement state alone;
@@ -17,6 +18,7 @@ export type PolicyName = 'lru' | 'plru';
 
 interface Slot {
   page: number;
+  asid: number;
   pfn: number;
 }
 
@@ -32,6 +34,8 @@ export interface FillOutcome {
   way: number;
   /** page evicted, or null when the way was empty (or the page was already present) */
   evicted: number | null;
+  /** asid of the evicted page, null when none */
+  evictedAsid: number | null;
 }
 
 export class SetAssocCacheModel {
@@ -61,24 +65,24 @@ export class SetAssocCacheModel {
     return s;
   }
 
-  private wayOf(s: SetState, page: number): number {
-    return s.slots.findIndex((x) => x !== null && x.page === page);
+  private wayOf(s: SetState, page: number, asid: number): number {
+    return s.slots.findIndex((x) => x !== null && x.page === page && x.asid === asid);
   }
 
   /** A lookup: hit (and touch) or miss (no change). */
-  lookup(page: number): { hit: boolean; way: number; pfn: number | null } {
+  lookup(page: number, asid = 0): { hit: boolean; way: number; pfn: number | null } {
     const s = this.get(this.setOf(page));
-    const w = this.wayOf(s, page);
+    const w = this.wayOf(s, page, asid);
     if (w < 0) return { hit: false, way: -1, pfn: null };
     this.touch(s, w);
     return { hit: true, way: w, pfn: s.slots[w]!.pfn };
   }
 
   /** Read without touching. */
-  peek(page: number): { way: number; pfn: number } | null {
+  peek(page: number, asid = 0): { way: number; pfn: number } | null {
     const s = this.state.get(this.setOf(page));
     if (!s) return null;
-    const w = this.wayOf(s, page);
+    const w = this.wayOf(s, page, asid);
     return w < 0 ? null : { way: w, pfn: s.slots[w]!.pfn };
   }
 
@@ -86,41 +90,41 @@ export class SetAssocCacheModel {
   nextVictim(set: number): FillOutcome {
     const s = this.get(set);
     const empty = s.slots.findIndex((x) => x === null);
-    if (empty >= 0) return { way: empty, evicted: null };
+    if (empty >= 0) return { way: empty, evicted: null, evictedAsid: null };
     const w = this.policyVictim(s);
-    return { way: w, evicted: s.slots[w]!.page };
+    return { way: w, evicted: s.slots[w]!.page, evictedAsid: s.slots[w]!.asid };
   }
 
-  fill(page: number, pfn: number): FillOutcome {
+  fill(page: number, pfn: number, asid = 0): FillOutcome {
     const s = this.get(this.setOf(page));
-    const present = this.wayOf(s, page);
+    const present = this.wayOf(s, page, asid);
     if (present >= 0) {
-      s.slots[present] = { page, pfn };
+      s.slots[present] = { page, asid, pfn };
       this.touch(s, present);
-      return { way: present, evicted: null };
+      return { way: present, evicted: null, evictedAsid: null };
     }
     const out = this.nextVictim(this.setOf(page));
-    s.slots[out.way] = { page, pfn };
+    s.slots[out.way] = { page, asid, pfn };
     this.touch(s, out.way);
     return out;
   }
 
   /** Remove a page; returns the way it was in or -1. */
-  invalidate(page: number): number {
+  invalidate(page: number, asid = 0): number {
     const s = this.state.get(this.setOf(page));
     if (!s) return -1;
-    const w = this.wayOf(s, page);
+    const w = this.wayOf(s, page, asid);
     if (w >= 0) s.slots[w] = null;
     return w;
   }
 
-  /** Remove every page in [base, top]; returns the pages removed. */
-  invalidateRange(base: number, top: number): number[] {
+  /** Remove every page in [base, top] of `asid` (-1: of every asid); returns the pages removed. */
+  invalidateRange(base: number, top: number, asid = -1): number[] {
     const out: number[] = [];
     for (const s of this.state.values()) {
       for (let w = 0; w < s.slots.length; w++) {
         const x = s.slots[w];
-        if (x && x.page >= base && x.page <= top) {
+        if (x && x.page >= base && x.page <= top && (asid < 0 || x.asid === asid)) {
           out.push(x.page);
           s.slots[w] = null;
         }
@@ -129,8 +133,8 @@ export class SetAssocCacheModel {
     return out.sort((a, b) => a - b);
   }
 
-  /** Contents of one set: per way the page and frame, or null. */
-  contents(set: number): ({ page: number; pfn: number } | null)[] {
+  /** Contents of one set: per way the page, asid and frame, or null. */
+  contents(set: number): ({ page: number; asid: number; pfn: number } | null)[] {
     const s = this.state.get(set);
     if (!s) return new Array(this.ways).fill(null);
     return s.slots.map((x) => (x ? { ...x } : null));
@@ -146,6 +150,13 @@ export class SetAssocCacheModel {
     const out: number[] = [];
     for (const s of this.state.values()) for (const x of s.slots) if (x) out.push(x.page);
     return out.sort((a, b) => a - b);
+  }
+
+  /** All resident translations. */
+  resident(): { page: number; asid: number; pfn: number }[] {
+    const out: { page: number; asid: number; pfn: number }[] = [];
+    for (const s of this.state.values()) for (const x of s.slots) if (x) out.push({ ...x });
+    return out;
   }
 
   private touch(s: SetState, way: number): void {

@@ -3,11 +3,12 @@
  * from the specification with BigInt address arithmetic and sharing no code with
  * rtl/nic/memcheck. Also a model of the round-robin source arbiter.
  *
- * Verdict order: bad_request (checked without the table), invalid_item, key_mismatch, permission,
- * out_of_range, ok.
+ * Verdict order: bad_request (checked without the table), invalid_item, vp_mismatch (only when the
+ * request names a VP), key_mismatch, permission, addr_mode (physical request on a virtual item or
+ * the reverse), out_of_range, ok.
  */
-export type ModelReason = 'ok' | 'invalid_item' | 'key_mismatch' | 'permission' | 'out_of_range' | 'bad_request';
-export const MODEL_REASONS: readonly ModelReason[] = ['ok', 'invalid_item', 'key_mismatch', 'permission', 'out_of_range', 'bad_request'];
+export type ModelReason = 'ok' | 'invalid_item' | 'key_mismatch' | 'permission' | 'out_of_range' | 'bad_request' | 'vp_mismatch' | 'addr_mode';
+export const MODEL_REASONS: readonly ModelReason[] = ['ok', 'invalid_item', 'key_mismatch', 'permission', 'out_of_range', 'bad_request', 'vp_mismatch', 'addr_mode'];
 
 export interface ModelItem {
   valid: boolean;
@@ -17,6 +18,8 @@ export interface ModelItem {
   basePage: number;
   topPage: number;
   vp: number;
+  /** the item describes physical pages (absent: virtual) */
+  physical?: boolean;
 }
 
 export interface ModelCheck {
@@ -25,6 +28,10 @@ export interface ModelCheck {
   va: number;
   len: number;
   write: boolean;
+  /** the virtual port the request acts for; absent or -1: none (not checked) */
+  reqVp?: number;
+  /** physical-address request (absent: virtual) */
+  physical?: boolean;
 }
 
 export type ModelWriteResult = 'ok' | 'bad_index' | 'bad_field';
@@ -45,7 +52,7 @@ export class MemCheckerModel {
     readonly maxLen = 2 ** 32,
   ) {
     this.space = 1n << BigInt(vaBits);
-    this.table = Array.from({ length: items }, () => ({ valid: false, key: 0, read: false, write: false, basePage: 0, topPage: 0, vp: 0 }));
+    this.table = Array.from({ length: items }, () => ({ valid: false, key: 0, read: false, write: false, basePage: 0, topPage: 0, vp: 0, physical: false }));
   }
 
   item(i: number): ModelItem {
@@ -82,11 +89,15 @@ export class MemCheckerModel {
     const start = BigInt(q.va);
     const end = start + BigInt(q.len); // exclusive
     if (end > this.space) return { reason: 'bad_request', vp: -1 };
+    const reqVp = q.reqVp ?? -1;
+    if (reqVp !== -1 && !(isInt(reqVp) && reqVp >= 0 && reqVp <= 65535)) return { reason: 'bad_request', vp: -1 };
     const it = itemAt(q.item);
     const vp = it.vp;
     if (!it.valid) return { reason: 'invalid_item', vp };
+    if (reqVp !== -1 && reqVp !== vp) return { reason: 'vp_mismatch', vp };
     if (it.key !== q.key) return { reason: 'key_mismatch', vp };
     if (q.write ? !it.write : !it.read) return { reason: 'permission', vp };
+    if ((it.physical ?? false) !== (q.physical ?? false)) return { reason: 'addr_mode', vp };
     const lo = BigInt(it.basePage) * PAGE;
     const hi = (BigInt(it.topPage) + 1n) * PAGE; // exclusive
     if (start < lo || end > hi) return { reason: 'out_of_range', vp };

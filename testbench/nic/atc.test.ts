@@ -35,9 +35,9 @@ function poolPages(w: AtcWorld): number {
 }
 
 /** Push when the request channel has room (stepping meanwhile), then let one cycle pass. */
-function pushLookup(w: AtcWorld, va: number, physical: boolean): void {
+function pushLookup(w: AtcWorld, va: number, physical: boolean, asid = 0): void {
   for (let i = 0; i < 10000 && !w.atc.req.canPush(); i++) w.step();
-  w.lookup(va, physical);
+  w.lookup(va, physical, asid);
   w.step();
 }
 
@@ -53,7 +53,8 @@ class LookupCmd implements Cmd {
   run(_m: object, w: AtcWorld): void {
     const page = PAGE0 + (this.page % poolPages(w));
     if (this.kind === 'bad') pushLookup(w, this.off % 2 === 0 ? 2 ** 48 + this.off : -1 - this.off, false);
-    else pushLookup(w, page * 4096 + this.off, this.kind === 'bypass');
+    // the address space (VP) from the offset's top bits: the same page in up to three VPs
+    else pushLookup(w, page * 4096 + this.off, this.kind === 'bypass', (this.off >> 10) % 3);
   }
   toString(): string {
     return `lookup(${this.page}, ${this.off}, ${this.kind})`;
@@ -67,7 +68,7 @@ class BurstCmd implements Cmd {
     return true;
   }
   run(_m: object, w: AtcWorld): void {
-    for (const p of this.pages) pushLookup(w, (PAGE0 + (p % poolPages(w))) * 4096 + p, false);
+    for (const p of this.pages) pushLookup(w, (PAGE0 + (p % poolPages(w))) * 4096 + p, false, p % 2);
   }
   toString(): string {
     return `burst(${this.pages.join(',')})`;
@@ -114,10 +115,13 @@ class UpdateCmd implements Cmd {
     const n = poolPages(w);
     const page = PAGE0 + (this.page % n);
     if (this.range !== 'none' && !w.atc.refreshIn.canPush()) return;
-    w.attWrite(page, this.valid);
-    if (this.range === 'page') w.refresh(page, page);
-    else if (this.range === 'small') w.refresh(page, page + 2);
-    else if (this.range === 'all') w.refresh(0, PAGE0 + n + 100);
+    const vp = this.page % 3;
+    // the refresh names the VP (a checker item's refresh), or every VP
+    const rvp = this.page % 4 === 3 ? -1 : vp;
+    w.attWrite(page, this.valid, vp);
+    if (this.range === 'page') w.refresh(page, page, rvp);
+    else if (this.range === 'small') w.refresh(page, page + 2, rvp);
+    else if (this.range === 'all') w.refresh(0, PAGE0 + n + 100, rvp);
   }
   toString(): string {
     return `update(${this.page}, ${this.valid}, ${this.range})`;
@@ -477,7 +481,7 @@ describe('ATC footprint', () => {
     const { atc } = buildAtcWithHost(sim, {}, {});
     expect(atc.cfg.entries).toBe(1 << 20);
     expect(atc.sets).toBe(131072);
-    expect(atc.storageBytes).toBe((8 + 8 + 1 + 1) * (1 << 20));
+    expect(atc.storageBytes).toBe((8 + 2 + 8 + 1 + 1) * (1 << 20));
     expect(atc.storageBytes / 2 ** 20).toBeLessThan(50);
   });
 });

@@ -22,7 +22,7 @@ import {
 import { MemCheckerModel, type ModelItem } from '../../models/nic/memcheckModel.ts';
 
 const ITEMS = 16;
-const INVALID_ITEM: ModelItem = { valid: false, key: 0, read: false, write: false, basePage: 0, topPage: 0, vp: 0 };
+const INVALID_ITEM: ModelItem = { valid: false, key: 0, read: false, write: false, basePage: 0, topPage: 0, vp: 0, physical: false };
 
 interface WorldCfg {
   sources: number;
@@ -62,7 +62,7 @@ class McWorld {
     throw new Error(`cycle ${this.sim.cycle}: ${msg}`);
   }
 
-  check(source: number, q: { item: number; key: number; va: number; len: number; write: boolean }): void {
+  check(source: number, q: { item: number; key: number; va: number; len: number; write: boolean; reqVp?: number; physical?: boolean }): void {
     const ch = this.checker.reqIn[source]!;
     for (let i = 0; i < 1000 && !ch.canPush(); i++) this.step();
     if (!ch.canPush()) this.fail(`source ${source} request channel stays full`);
@@ -79,7 +79,7 @@ class McWorld {
     for (let i = 0; i < 1000 && !ch.canPush(); i++) this.step();
     const w = new ItemWrite();
     Object.assign(w, v);
-    const item: ModelItem = { valid: v.valid, key: v.key, read: v.read, write: v.write, basePage: v.basePage, topPage: v.topPage, vp: v.vp };
+    const item: ModelItem = { valid: v.valid, key: v.key, read: v.read, write: v.write, basePage: v.basePage, topPage: v.topPage, vp: v.vp, physical: v.physical ?? false };
     this.pendingWrites.push({ w, v: item, pushed: this.sim.cycle });
     if (this.model.classifyWrite(v.index, item) === 'ok') this.soft.set(v.index, item);
     ch.push(w);
@@ -176,6 +176,10 @@ interface CheckSpec {
   len: number;
   write: boolean;
   special: number;
+  /** 0: NIC-internal (no VP), 1: the item's VP, 2: another VP, 3: a malformed VP */
+  vpSel: number;
+  /** the request's address kind matches the item's */
+  modeOk: boolean;
 }
 
 class CheckCmd implements Cmd {
@@ -209,7 +213,9 @@ class CheckCmd implements Cmd {
     else if (c.special === 5) len = 2 ** 32 + 1;
     else if (c.special === 6) va = 2 ** 48 - len; // ends exactly at the top: not a wrap
     else if (c.special === 7) va = 2 ** 48 - len + 1; // one byte past the top: wraps
-    w.check(src, { item, key, va, len, write });
+    const reqVp = c.vpSel === 0 ? -1 : c.vpSel === 1 ? it.vp : c.vpSel === 2 ? (it.vp + 1 + (c.off % 7)) % 65536 : 65536 + c.off;
+    const physical = c.modeOk ? (it.physical ?? false) : !(it.physical ?? false);
+    w.check(src, { item, key, va, len, write, reqVp, physical });
   }
   toString(): string {
     return `check(${JSON.stringify(this.c)})`;
@@ -275,6 +281,8 @@ const commands = [
       len: fc.oneof(fc.constantFrom(1, 64, 4096, 4097, 8192), fc.integer({ min: 1, max: 40000 })),
       write: fc.boolean(),
       special: fc.oneof({ weight: 8, arbitrary: fc.constant(0) }, { weight: 2, arbitrary: fc.integer({ min: 1, max: 7 }) }),
+      vpSel: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(0, 1) }, { weight: 1, arbitrary: fc.constantFrom(2, 3) }),
+      modeOk: likely,
     })
     .map((c) => new CheckCmd(c)),
   fc
@@ -287,6 +295,7 @@ const commands = [
       basePage: fc.nat(40),
       topDelta: fc.oneof({ weight: 9, arbitrary: fc.nat(10) }, { weight: 1, arbitrary: fc.constant(-1) }),
       vp: fc.oneof({ weight: 9, arbitrary: fc.nat(39) }, { weight: 1, arbitrary: fc.constant(70000) }),
+      physical: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
       refresh: fc.boolean(),
     })
     .map(({ topDelta, ...v }) => new WriteCmd({ ...v, topPage: v.basePage + topDelta })),

@@ -1,5 +1,5 @@
 import { Channel, Component, type Counter, type Histogram, NEVER, type NumChannel, Pipeline, Reg, type Scope } from '../../kernel/index.ts';
-import { packRead, READ_TAG_LIMIT } from '../hostmem/hostmem.ts';
+import { type AttRead, READ_TAG_LIMIT } from '../hostmem/hostmem.ts';
 import { MSHR_DRAINING, MSHR_PENDING, MshrFile } from './mshr.ts';
 import { REFRESH_BAD, REFRESH_MODE_NAMES, RefreshEngine } from './refresh.ts';
 import { makeReplacement, type ReplacementState } from './replacement.ts';
@@ -10,6 +10,7 @@ import {
   ATC_FAULT,
   ATC_HIT,
   ATC_MERGED,
+  ATC_MAX_ASID,
   ATC_MISS,
   type AtcConfig,
   atcConfig,
@@ -24,12 +25,12 @@ import {
  * a null monitor costs one comparison per event.
  */
 export interface AtcMonitor {
-  /** an accepted cache-mode lookup looked up the tags: hit in `way`, or miss (way -1) */
-  lookup?(t: number, page: number, hit: boolean, way: number): void;
-  /** a fill installed `page` in `way`; `evicted` is the page it replaced, or -1 */
-  install?(t: number, page: number, pfn: number, way: number, evicted: number): void;
-  /** the refresh engine removed `page` from `way` (buffer mode: entry index) */
-  invalidate?(t: number, page: number, way: number): void;
+  /** an accepted cache-mode lookup of (asid, page) looked up the tags: hit in `way`, or miss (way -1) */
+  lookup?(t: number, page: number, hit: boolean, way: number, asid: number): void;
+  /** a fill installed (asid, page) in `way`; `evicted` is the page it replaced, or -1 (`evictedAsid` its asid) */
+  install?(t: number, page: number, pfn: number, way: number, evicted: number, asid: number, evictedAsid: number): void;
+  /** the refresh engine removed (asid, page) from `way` (buffer mode: entry index) */
+  invalidate?(t: number, page: number, way: number, asid: number): void;
   refreshStart?(t: number, base: number, top: number, id: number, mode: string, cycles: number): void;
   /** the refresh-done register is written in cycle t (visible from t + 1) */
   refreshDone?(t: number, id: number): void;
@@ -39,7 +40,7 @@ export interface AtcMonitor {
 
 /** The host-memory ports the ATC's fill path uses (see rtl/nic/hostmem/hostmem.ts). */
 export interface FillPorts {
-  readonly req: NumChannel;
+  readonly req: Channel<AttRead>;
   readonly resp: NumChannel;
 }
 
@@ -89,7 +90,7 @@ export class Atc extends Component {
   readonly refresh: RefreshEngine;
   monitor: AtcMonitor | null = null;
 
-  private readonly memReq: NumChannel;
+  private readonly memReq: Channel<AttRead>;
   private readonly memResp: NumChannel;
   private readonly pipe: Pipeline<AtcReq>;
   private readonly vaLimit: number;
@@ -194,12 +195,14 @@ export class Atc extends Component {
    * Backdoor preload of one buffer entry (testbench/initialisation only, outside a cycle): the
    * seed's "initialised by writing all physical address items". Throws on a page outside the buffer.
    */
-  preloadEntry(page: number, pfn: number, valid = true): void {
+  preloadEntry(page: number, pfn: number, valid = true, asid = 0): void {
     if (!this.buffer) throw new Error(`${this.path}: preloadEntry needs buffer mode`);
     const idx = page - this.cfg.bufferBasePage;
     if (!Number.isInteger(page) || idx < 0 || idx >= this.tags.entries) throw new RangeError(`${this.path}: page ${page} is outside the buffer [${this.cfg.bufferBasePage}, ${this.cfg.bufferBasePage + this.tags.entries})`);
     if (!Number.isInteger(pfn) || pfn < 0 || pfn >= 2 ** (this.cfg.paBits - 12)) throw new RangeError(`${this.path}: frame ${pfn} out of range`);
+    if (!Number.isInteger(asid) || asid < 0 || asid > ATC_MAX_ASID) throw new RangeError(`${this.path}: asid ${asid} out of range [0, ${ATC_MAX_ASID}]`);
     this.tags.page[idx] = page;
+    this.tags.asid[idx] = asid;
     this.tags.pfn[idx] = pfn;
     this.tags.valid[idx] = valid ? 1 : 0;
   }
@@ -277,8 +280,9 @@ export class Atc extends Component {
   /** The lookup stage; false when the request cannot be accepted this cycle (MSHR stall). */
   private lookup(t: number, r: AtcReq): boolean {
     const va = r.va;
+    const asid = r.asid;
     const s = this.stats;
-    if (!(va >= 0 && va < this.vaLimit && Number.isInteger(va))) {
+    if (!(va >= 0 && va < this.vaLimit && Number.isInteger(va)) || !(asid >= 0 && asid <= ATC_MAX_ASID && Number.isInteger(asid))) {
       this.accept(t, r, ATC_ERROR, -1, -1);
       s.errors.inc();
       return true;
@@ -294,7 +298,7 @@ export class Atc extends Component {
     if (this.buffer) {
       s.lookups.inc();
       const idx = page - this.cfg.bufferBasePage;
-      if (idx >= 0 && idx < tags.entries && tags.valid[idx] !== 0 && tags.page[idx] === page) {
+      if (idx >= 0 && idx < tags.entries && tags.valid[idx] !== 0 && tags.page[idx] === page && tags.asid[idx] === asid) {
         const pfn = tags.pfn[idx]!;
         this.accept(t, r, ATC_HIT, pfn, pfn * PAGE_BYTES + off);
         s.hits.inc();
@@ -305,7 +309,7 @@ export class Atc extends Component {
       return true;
     }
     const set = page % this.sets;
-    const way = tags.find(set, page);
+    const way = tags.find(set, page, asid);
     const mon = this.monitor;
     if (way >= 0) {
       this.repl.touch(set, way);
@@ -313,16 +317,16 @@ export class Atc extends Component {
       this.accept(t, r, ATC_HIT, pfn, pfn * PAGE_BYTES + off);
       s.lookups.inc();
       s.hits.inc();
-      if (mon !== null && mon.lookup) mon.lookup(t, page, true, way);
+      if (mon !== null && mon.lookup) mon.lookup(t, page, true, way, asid);
       return true;
     }
     const mshr = this.mshr;
-    let m = mshr.findPending(page);
+    let m = mshr.findPending(page, asid);
     if (m >= 0) {
       if (!mshr.merge(m, r)) return false;
       s.merged.inc();
     } else {
-      m = mshr.alloc(page, r);
+      m = mshr.alloc(page, asid, r);
       if (m < 0) return false;
       this.needIssue++;
       s.misses.inc();
@@ -331,7 +335,7 @@ export class Atc extends Component {
     r.acceptCycle = t;
     r.status = -1;
     s.lookups.inc();
-    if (mon !== null && mon.lookup) mon.lookup(t, page, false, -1);
+    if (mon !== null && mon.lookup) mon.lookup(t, page, false, -1, asid);
     return true;
   }
 
@@ -347,12 +351,14 @@ export class Atc extends Component {
 
   private preloadWrite(w: PreloadWrite): void {
     const idx = w.page - this.cfg.bufferBasePage;
-    if (!this.buffer || !Number.isInteger(w.page) || idx < 0 || idx >= this.tags.entries || !Number.isInteger(w.pfn) || w.pfn < 0 || w.pfn >= 2 ** (this.cfg.paBits - 12)) {
+    const asid = w.asid;
+    if (!this.buffer || !Number.isInteger(w.page) || idx < 0 || idx >= this.tags.entries || !Number.isInteger(w.pfn) || w.pfn < 0 || w.pfn >= 2 ** (this.cfg.paBits - 12) || !Number.isInteger(asid) || asid < 0 || asid > ATC_MAX_ASID) {
       w.result = 1;
       this.stats.badPreloads.inc();
       return;
     }
     this.tags.page[idx] = w.page;
+    this.tags.asid[idx] = asid;
     this.tags.pfn[idx] = w.pfn;
     this.tags.valid[idx] = w.valid ? 1 : 0;
     w.result = 0;
@@ -379,7 +385,7 @@ export class Atc extends Component {
       return;
     }
     this.stats.fills.inc();
-    if (valid === 1) this.install(t, page, pfn);
+    if (valid === 1) this.install(t, page, mshr.asid[m]!, pfn);
     mshr.state[m] = MSHR_DRAINING;
     mshr.fillPfn[m] = pfn;
     mshr.fillFault[m] = valid === 1 ? 0 : 1;
@@ -390,27 +396,30 @@ export class Atc extends Component {
     this.drainN++;
   }
 
-  private install(t: number, page: number, pfn: number): void {
+  private install(t: number, page: number, asid: number, pfn: number): void {
     const tags = this.tags;
     const set = page % this.sets;
     const ways = tags.ways;
     let evicted = -1;
-    let w = tags.find(set, page);
+    let evictedAsid = -1;
+    let w = tags.find(set, page, asid);
     if (w < 0) {
       w = tags.firstInvalid(set);
       if (w < 0) {
         w = this.repl.victim(set);
         evicted = tags.page[set * ways + w]!;
+        evictedAsid = tags.asid[set * ways + w]!;
         this.stats.evictions.inc();
       }
     }
     const i = set * ways + w;
     tags.page[i] = page;
+    tags.asid[i] = asid;
     tags.pfn[i] = pfn;
     tags.valid[i] = 1;
     this.repl.touch(set, w);
     const mon = this.monitor;
-    if (mon !== null && mon.install) mon.install(t, page, pfn, w, evicted);
+    if (mon !== null && mon.install) mon.install(t, page, pfn, w, evicted, asid, evictedAsid);
   }
 
   private issue(): void {
@@ -419,7 +428,10 @@ export class Atc extends Component {
       if (mshr.needIssue[m] !== 0) {
         mshr.needIssue[m] = 0;
         this.needIssue--;
-        this.memReq.push(packRead(mshr.page[m]!, m));
+        const rd = mshr.reads[m]!;
+        rd.page = mshr.page[m]!;
+        rd.vp = mshr.asid[m]!;
+        this.memReq.push(rd);
         return;
       }
     }

@@ -1,3 +1,4 @@
+import { AttRead } from '../hostmem/hostmem.ts';
 import type { AtcReq } from './types.ts';
 
 export const MSHR_FREE = 0;
@@ -8,15 +9,19 @@ export const MSHR_DRAINING = 2;
 
 /**
  * Miss-status holding registers: a small fully associative file, one entry per page with a fill
- * outstanding. Each entry holds the page, its state, the waiting requests (the primary miss first,
+ * outstanding. Each entry holds the page and its address-space id (the VP), its state, the waiting requests (the primary miss first,
  * then merged misses in arrival order, up to `targets`), a needIssue bit (the ATT read still has
  * to be sent), a stale bit (a refresh covering the page started while the read was in flight: the
  * returning data must not be installed or returned; the read is sent again) and the fill data.
- * The page match (findPending) is a CAM over all entries; allocation takes the lowest free entry.
+ * The (asid, page) match (findPending) is a CAM over all entries; allocation takes the lowest free
+ * entry. Each entry owns the ATT-read descriptor it sends to host memory (no allocation per read).
  */
 export class MshrFile {
   readonly state: Uint8Array;
   readonly page: Float64Array;
+  readonly asid: Uint16Array;
+  /** the read descriptor of each entry (reused) */
+  readonly reads: AttRead[];
   readonly needIssue: Uint8Array;
   readonly stale: Uint8Array;
   readonly nWait: Int32Array;
@@ -33,6 +38,12 @@ export class MshrFile {
   ) {
     this.state = new Uint8Array(count);
     this.page = new Float64Array(count);
+    this.asid = new Uint16Array(count);
+    this.reads = Array.from({ length: count }, (_, m) => {
+      const r = new AttRead();
+      r.tag = m;
+      return r;
+    });
     this.needIssue = new Uint8Array(count);
     this.stale = new Uint8Array(count);
     this.nWait = new Int32Array(count);
@@ -48,19 +59,20 @@ export class MshrFile {
     return this.count - this.free;
   }
 
-  /** The PENDING entry for `page`, or -1. */
-  findPending(page: number): number {
-    for (let m = 0; m < this.count; m++) if (this.state[m] === MSHR_PENDING && this.page[m] === page) return m;
+  /** The PENDING entry for `page` of address space `asid`, or -1. */
+  findPending(page: number, asid: number): number {
+    for (let m = 0; m < this.count; m++) if (this.state[m] === MSHR_PENDING && this.page[m] === page && this.asid[m] === asid) return m;
     return -1;
   }
 
-  /** Allocate the lowest free entry for `page` with `first` as its primary miss; -1 when all are busy. */
-  alloc(page: number, first: AtcReq): number {
+  /** Allocate the lowest free entry for (`asid`, `page`) with `first` as its primary miss; -1 when all are busy. */
+  alloc(page: number, asid: number, first: AtcReq): number {
     if (this.free === 0) return -1;
     for (let m = 0; m < this.count; m++) {
       if (this.state[m] === MSHR_FREE) {
         this.state[m] = MSHR_PENDING;
         this.page[m] = page;
+        this.asid[m] = asid;
         this.needIssue[m] = 1;
         this.stale[m] = 0;
         this.nWait[m] = 1;

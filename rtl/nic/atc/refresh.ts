@@ -11,19 +11,20 @@ export const REFRESH_MODE_NAMES = ['', 'probe', 'sweep', 'buffer', 'bad'] as con
 
 /** Observer of tag removals (the Atc's verification monitor). */
 export interface InvalidateSink {
-  invalidate?(t: number, page: number, way: number): void;
+  invalidate?(t: number, page: number, way: number, asid: number): void;
 }
 
 /**
  * The ATC's refresh engine (seed step 2 and 3: find every tag between the base and top page sent by
- * the memory checker and remove it). It owns the tag array's refresh port: one read-modify-write
+ * the memory checker and remove it; with a VP, only that VP's tags). It owns the tag array's refresh port: one read-modify-write
  * per cycle, independent of the lookup port.
  *
  * - start (the cycle the request is popped): every PENDING MSHR whose read is already in flight
- *   and whose page is in the range is marked stale, in that one cycle (a CAM compare); its data
+ *   and whose page is in the range (and whose asid is the refresh's VP, unless it names none) is
+ *   marked stale, in that one cycle (a CAM compare); its data
  *   will be dropped and the read sent again. The mode is chosen:
- *   - probe (range of n <= refreshProbeMax pages): one page per cycle, its set is read and the way
- *     holding that page (if any) is cleared: n cycles;
+ *   - probe (range of n <= refreshProbeMax pages): one page per cycle, its set is read and every
+ *     way holding that page of the VP (of any VP when none is named) is cleared: n cycles;
  *   - sweep (larger range): one set per cycle, every way whose page is in the range is cleared:
  *     `sets` cycles;
  *   - buffer mode: one buffer entry per cycle over the part of the range inside the buffer
@@ -36,6 +37,8 @@ export class RefreshEngine {
   mode = 0;
   base = 0;
   top = 0;
+  /** VP whose tags are removed, -1: all */
+  vp = -1;
   id = 0;
   startCycle = -1;
   /** cycles this refresh takes (steps) */
@@ -74,13 +77,15 @@ export class RefreshEngine {
     this.left = c.cycles;
     this.base = base;
     this.top = top;
+    const vp = rq.vp ?? -1;
+    this.vp = Number.isInteger(vp) && vp >= 0 && vp <= 0xffff ? vp : -1;
     this.id = rq.refreshId;
     this.startCycle = t;
     this.active = true;
     if (c.mode === REFRESH_BAD) return;
     const m = this.mshr;
     for (let i = 0; i < m.count; i++) {
-      if (m.state[i] === MSHR_PENDING && m.needIssue[i] === 0 && m.page[i]! >= base && m.page[i]! <= top) m.stale[i] = 1;
+      if (m.state[i] === MSHR_PENDING && m.needIssue[i] === 0 && m.page[i]! >= base && m.page[i]! <= top && (this.vp < 0 || m.asid[i] === this.vp)) m.stale[i] = 1;
     }
     if (c.mode === REFRESH_PROBE) this.pos = base;
     else if (c.mode === REFRESH_SWEEP) this.pos = 0;
@@ -91,28 +96,27 @@ export class RefreshEngine {
   step(t: number, mon: InvalidateSink | null): boolean {
     const tags = this.tags;
     const ways = tags.ways;
-    if (this.mode === REFRESH_PROBE) {
-      const page = this.pos;
-      const set = page % this.sets;
-      const w = tags.find(set, page);
-      if (w >= 0) {
-        tags.valid[set * ways + w] = 0;
-        if (mon !== null && mon.invalidate) mon.invalidate(t, page, w);
-      }
-    } else if (this.mode === REFRESH_SWEEP) {
-      const base = this.pos * ways;
+    const vp = this.vp;
+    if (this.mode === REFRESH_PROBE || this.mode === REFRESH_SWEEP) {
+      // probe: the set of one page, that page only; sweep: one set, every page in the range
+      const probe = this.mode === REFRESH_PROBE;
+      const set = probe ? this.pos % this.sets : this.pos;
+      const lo = probe ? this.pos : this.base;
+      const hi = probe ? this.pos : this.top;
+      const base = set * ways;
       for (let w = 0; w < ways; w++) {
-        const p = tags.page[base + w]!;
-        if (tags.valid[base + w] !== 0 && p >= this.base && p <= this.top) {
-          tags.valid[base + w] = 0;
-          if (mon !== null && mon.invalidate) mon.invalidate(t, p, w);
+        const i = base + w;
+        const p = tags.page[i]!;
+        if (tags.valid[i] !== 0 && p >= lo && p <= hi && (vp < 0 || tags.asid[i] === vp)) {
+          tags.valid[i] = 0;
+          if (mon !== null && mon.invalidate) mon.invalidate(t, p, w, tags.asid[i]!);
         }
       }
     } else if (this.mode === REFRESH_BUFFER) {
       const idx = this.pos - this.cfg.bufferBasePage;
-      if (idx >= 0 && idx < tags.entries && this.pos <= this.top && tags.valid[idx] !== 0 && tags.page[idx] === this.pos) {
+      if (idx >= 0 && idx < tags.entries && this.pos <= this.top && tags.valid[idx] !== 0 && tags.page[idx] === this.pos && (vp < 0 || tags.asid[idx] === vp)) {
         tags.valid[idx] = 0;
-        if (mon !== null && mon.invalidate) mon.invalidate(t, this.pos, idx);
+        if (mon !== null && mon.invalidate) mon.invalidate(t, this.pos, idx, tags.asid[idx]!);
       }
     }
     this.pos++;
@@ -127,6 +131,7 @@ export class RefreshEngine {
     this.mode = 0;
     this.left = 0;
     this.pos = 0;
+    this.vp = -1;
     this.startCycle = -1;
   }
 }

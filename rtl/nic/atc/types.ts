@@ -9,6 +9,8 @@
 
 export const PAGE_SHIFT = 12;
 export const PAGE_BYTES = 4096;
+/** largest address-space id (virtual port number) */
+export const ATC_MAX_ASID = 0xffff;
 
 /** Response status of a lookup. */
 export const ATC_HIT = 0;
@@ -20,7 +22,7 @@ export const ATC_MERGED = 2;
 export const ATC_BYPASS = 3;
 /** no translation: the ATT entry is not valid (cache mode) or the buffer entry is not loaded (buffer mode) */
 export const ATC_FAULT = 4;
-/** malformed request (virtual address not an integer in [0, 2^vaBits)); nothing else is touched */
+/** malformed request (virtual address not an integer in [0, 2^vaBits), or asid not in [0, 65535]); nothing else is touched */
 export const ATC_ERROR = 5;
 export const ATC_STATUS_NAMES = ['hit', 'miss', 'merged', 'bypass', 'fault', 'error'] as const;
 export type AtcStatusName = (typeof ATC_STATUS_NAMES)[number];
@@ -37,8 +39,16 @@ export class AtcReq {
   va = 0;
   /** bypass the ATC: the address is already physical (RDMA with PCI addresses in the descriptor) */
   physical = false;
+  /**
+   * address-space id: the owning virtual port (VP) of the translation, an integer in [0, 65535].
+   * Tags and MSHRs match on (asid, page); the ATT read goes to that VP's table. The memory checker
+   * sets it to the owning VP of the item it checked.
+   */
+  asid = 0;
   /** request source (set by the memory checker when it forwards a checked request) */
   source = -1;
+  /** page index within a multi-page checked request (0 for the first page; set by the memory checker) */
+  part = 0;
   // ---- results, written by the ATC ----
   /** one of ATC_HIT .. ATC_ERROR */
   status = -1;
@@ -52,10 +62,15 @@ export class AtcReq {
   doneCycle = -1;
 }
 
-/** A refresh request from the memory checker: remove every ATC tag in [basePage, topPage]. */
+/**
+ * A refresh request from the memory checker: remove every ATC tag of virtual port `vp` in
+ * [basePage, topPage] (every VP's tags when `vp` is absent or -1).
+ */
 export interface RefreshRequest {
   readonly basePage: number;
   readonly topPage: number;
+  /** owning VP whose tags are removed; absent or -1: all VPs */
+  readonly vp?: number;
   /** sequence number (the checker numbers refreshes 1, 2, 3...) */
   readonly refreshId: number;
 }
@@ -63,9 +78,11 @@ export interface RefreshRequest {
 /** A buffer-mode preload write: software writes one translation into the buffer. */
 export class PreloadWrite {
   page = 0;
+  /** virtual port the translation belongs to (a buffer entry holds one VP's translation of its page) */
+  asid = 0;
   pfn = 0;
   valid = true;
-  /** written by the ATC: 0 applied, 1 rejected (not buffer mode, page outside the buffer, bad fields) */
+  /** written by the ATC: 0 applied, 1 rejected (not buffer mode, page outside the buffer, bad fields or asid) */
   result = -1;
 }
 

@@ -1,12 +1,23 @@
-import { Component, NEVER, NumChannel, Rng, type Scope } from '../../kernel/index.ts';
+import { Channel, Component, NEVER, NumChannel, Rng, type Scope } from '../../kernel/index.ts';
 import { AttTable } from './att.ts';
+
+/**
+ * One ATT read: the entry of `page` in the table of virtual port `vp`, `tag` (< 1024, the ATC's
+ * MSHR number) returned with the completion. The issuer owns the object (one per MSHR, reused);
+ * host memory copies the fields when it accepts the read.
+ */
+export class AttRead {
+  page = 0;
+  vp = 0;
+  tag = 0;
+}
 
 /**
  * Host memory behind PCIe, as seen by the ATC's fill port: it serves ATT reads.
  *
- * Ports (both NumChannels, latency 1):
- * - `req`: a read, packed as page * 1024 + tag (tag < 1024, the ATC's MSHR number).
- * - `resp`: its completion, packed as frame * 2048 + valid * 1024 + tag.
+ * Ports (latency 1):
+ * - `req` (Channel<AttRead>): a read of (vp, page) with a tag (tag < 1024, the ATC's MSHR number).
+ * - `resp` (NumChannel): its completion, packed as frame * 2048 + valid * 1024 + tag.
  *
  * Timing: a read pushed by the ATC in cycle i is accepted here in cycle i + 1, when the ATT entry
  * is sampled, and its completion is visible to the ATC in cycle i + readLatency + j, where j is
@@ -32,9 +43,6 @@ export const HOSTMEM_DEFAULTS: Readonly<HostMemConfig> = { readLatency: 500, jit
 
 export const READ_TAG_LIMIT = 1024;
 
-export function packRead(page: number, tag: number): number {
-  return page * READ_TAG_LIMIT + tag;
-}
 
 function checkLatency(readLatency: number, jitter: number): void {
   if (!Number.isInteger(readLatency) || readLatency < 2 || readLatency > 1e7) throw new RangeError(`host memory: readLatency must be an integer in [2, 10^7], got ${readLatency}`);
@@ -44,7 +52,7 @@ function checkLatency(readLatency: number, jitter: number): void {
 export class HostMemory extends Component {
   readonly cfg: HostMemConfig;
   readonly att: AttTable;
-  readonly req: NumChannel;
+  readonly req: Channel<AttRead>;
   readonly resp: NumChannel;
   private readonly rng: Rng;
   private readLatency: number;
@@ -64,7 +72,7 @@ export class HostMemory extends Component {
     if (!Number.isInteger(c.maxReads) || c.maxReads < 1 || c.maxReads > 65536) throw new RangeError(`host memory: maxReads must be an integer in [1, 65536], got ${c.maxReads}`);
     this.cfg = c;
     this.att = att ?? new AttTable(c.vaBits, c.paBits);
-    this.req = new NumChannel(this, 'req', { capacity: 2, latency: 1 }).bindConsumer(this);
+    this.req = new Channel<AttRead>(this, 'req', { capacity: 2, latency: 1 }).bindConsumer(this);
     this.resp = new NumChannel(this, 'resp', { capacity: 4, latency: 1 }).bindProducer(this);
     this.rng = new Rng(c.seed);
     this.readLatency = c.readLatency;
@@ -98,9 +106,8 @@ export class HostMemory extends Component {
     // accept one read: sample the ATT now, schedule the completion push so it is visible at issue + latency + jitter
     if (this.n < this.due.length && this.req.canPop()) {
       const r = this.req.pop();
-      const tag = r % READ_TAG_LIMIT;
-      const page = (r - tag) / READ_TAG_LIMIT;
-      const e = this.att.read(page);
+      const tag = r.tag;
+      const e = this.att.read(r.page, r.vp);
       const extra = this.jitter > 0 ? this.rng.int(this.jitter + 1) : 0;
       const i = this.n++;
       this.due[i] = t + this.readLatency - 2 + extra;

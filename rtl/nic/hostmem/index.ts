@@ -1,2 +1,2 @@
-export { AttTable, ATT_DEFAULT_OFFSET } from './att.ts';
-export { HostMemory, HOSTMEM_DEFAULTS, READ_TAG_LIMIT, packRead, type HostMemConfig } from './hostmem.ts';
+export { AttTable, ATT_DEFAULT_OFFSET, ATT_VP_STRIDE, ATT_MAX_VP } from './att.ts';
+export { HostMemory, HOSTMEM_DEFAULTS, READ_TAG_LIMIT, AttRead, type HostMemConfig } from './hostmem.ts';

@@ -1,7 +1,8 @@
 import { Channel, Component, type Counter, NEVER, Pipeline, RoundRobinArbiter, type Scope, Sram } from '../../kernel/index.ts';
-import { type AtcReq, PAGE_BYTES, type RefreshRequest } from '../atc/types.ts';
+import { AtcReq, PAGE_BYTES, type RefreshRequest } from '../atc/types.ts';
 import {
   type ItemWrite,
+  MC_ADDR_MODE,
   MC_BAD_REQUEST,
   MC_INVALID_ITEM,
   MC_KEY_MISMATCH,
@@ -9,6 +10,7 @@ import {
   MC_OUT_OF_RANGE,
   MC_PERMISSION,
   MC_REASON_NAMES,
+  MC_VP_MISMATCH,
   MC_WRITE_BAD_FIELD,
   MC_WRITE_BAD_INDEX,
   MC_WRITE_OK,
@@ -30,6 +32,21 @@ const F_WRITE = 3;
 const F_BASE = 4;
 const F_TOP = 5;
 const F_VP = 6;
+const F_PHYS = 7;
+
+/**
+ * The refresh message the checker sends to the ATC: a copy of the written item's range and VP
+ * taken when the write is applied (items are values: software may reuse or rewrite its ItemWrite
+ * at once, and a refresh already queued keeps the range it was sent with).
+ */
+class RefreshMsg implements RefreshRequest {
+  basePage = 0;
+  topPage = 0;
+  vp = 0;
+  refreshId = 0;
+}
+/** refresh messages in the ring: the channel's capacity (2) + the one the ATC is taking + spare */
+const REFRESH_RING = 4;
 
 /**
  * Memory checker (seed 003, section 2.3): a table of items (valid, key, read/write permission,
@@ -68,6 +85,9 @@ export class MemChecker extends Component {
   private readonly inflight: Int32Array;
   private readonly vaLimit: number;
   private refreshSeq = 0;
+  private readonly refreshRing: RefreshMsg[] = Array.from({ length: REFRESH_RING }, () => new RefreshMsg());
+  /** page of the pipeline's output request sent to the ATC next (multi-page requests) */
+  private fwdPart = 0;
   private readonly canGrant: (i: number) => boolean;
   readonly stats: {
     checks: Counter;
@@ -77,6 +97,7 @@ export class MemChecker extends Component {
     refreshes: Counter;
     refreshWithoutAtc: Counter;
     atcStallCycles: Counter;
+    atcPages: Counter;
     grants: Counter[];
   };
 
@@ -94,7 +115,7 @@ export class MemChecker extends Component {
     this.refreshOut = atc ? atc.refreshIn.bindProducer(this) : null;
     this.table = new Sram(this, 'items', {
       depth: c.items,
-      fields: { valid: 'u8', key: 'u32', read: 'u8', write: 'u8', base: 'f64', top: 'f64', vp: 'u16' },
+      fields: { valid: 'u8', key: 'u32', read: 'u8', write: 'u8', base: 'f64', top: 'f64', vp: 'u16', phys: 'u8' },
     });
     this.arb = new RoundRobinArbiter(this, 'arb', c.sources);
     this.pipe = new Pipeline<MemCheckReq>(this, 'pipe', c.latency - 1);
@@ -111,6 +132,7 @@ export class MemChecker extends Component {
       refreshes: this.counter('refreshes'),
       refreshWithoutAtc: this.counter('refresh_without_atc'),
       atcStallCycles: this.counter('atc_stall_cycles'),
+      atcPages: this.counter('atc_pages'),
       grants: Array.from({ length: c.sources }, (_, s) => this.counter(`grants_src${s}`)),
     };
   }
@@ -130,6 +152,7 @@ export class MemChecker extends Component {
   override reset(): void {
     this.inflight.fill(0);
     this.refreshSeq = 0;
+    this.fwdPart = 0;
   }
 
   tick(t: number): number {
@@ -143,20 +166,18 @@ export class MemChecker extends Component {
         pipe.stall();
         stalled = true;
         this.stats.atcStallCycles.inc();
+      } else if (fwd && this.fwdPart + 1 < r.pages) {
+        // a multi-page request: one page to the ATC per cycle, the pipeline holds until the last
+        this.forward(r, this.fwdPart++);
+        pipe.stall();
+        stalled = true;
       } else {
         pipe.take();
+        if (fwd) this.forward(r, this.fwdPart);
+        this.fwdPart = 0;
         r.doneCycle = t + 1;
         this.respOut[r.source]!.push(r);
         this.inflight[r.source]!--;
-        if (fwd) {
-          const x = r.xlate;
-          x.va = r.va;
-          x.tag = r.tag;
-          x.source = r.source;
-          x.physical = false;
-          x.status = -1;
-          this.atcOut!.push(x);
-        }
       }
     }
     // item write port
@@ -183,23 +204,55 @@ export class MemChecker extends Component {
     return w === Infinity ? NEVER : w;
   }
 
+  /** Send page `k` of a passing request to the ATC. */
+  private forward(r: MemCheckReq, k: number): void {
+    const x = r.xlates[k]!;
+    const first = Math.floor(r.va / PAGE_BYTES);
+    x.va = k === 0 ? r.va : (first + k) * PAGE_BYTES;
+    x.asid = r.vp;
+    x.physical = r.physical;
+    x.tag = r.tag;
+    x.source = r.source;
+    x.part = k;
+    x.status = -1;
+    this.atcOut!.push(x);
+    this.stats.atcPages.inc();
+  }
+
   /** The check, against the table as of the start of this cycle. */
   private evaluate(r: MemCheckReq): number {
+    const reason = this.verdict(r);
+    if (reason !== MC_OK) {
+      r.pages = 0;
+      return reason;
+    }
+    const pages = Math.floor((r.va + r.len - 1) / PAGE_BYTES) - Math.floor(r.va / PAGE_BYTES) + 1;
+    r.pages = pages;
+    // descriptor storage: grown only when this request object first needs more pages
+    if (this.atcOut !== null) while (r.xlates.length < pages) r.xlates.push(new AtcReq());
+    return MC_OK;
+  }
+
+  private verdict(r: MemCheckReq): number {
     const item = r.item;
     const va = r.va;
     const len = r.len;
     const key = r.key;
+    const reqVp = r.reqVp;
     r.vp = -1;
     if (!(Number.isInteger(item) && item >= 0 && item < this.cfg.items)) return MC_BAD_REQUEST;
     if (!(Number.isInteger(key) && key >= 0 && key <= 0xffffffff)) return MC_BAD_REQUEST;
     if (!(Number.isInteger(va) && va >= 0 && va < this.vaLimit)) return MC_BAD_REQUEST;
     if (!(Number.isInteger(len) && len >= 1 && len <= this.cfg.maxLen)) return MC_BAD_REQUEST;
     if (va + len > this.vaLimit) return MC_BAD_REQUEST;
+    if (!(reqVp === -1 || (Number.isInteger(reqVp) && reqVp >= 0 && reqVp <= 0xffff))) return MC_BAD_REQUEST;
     const tb = this.table;
     r.vp = tb.peek(item, F_VP);
     if (tb.peek(item, F_VALID) === 0) return MC_INVALID_ITEM;
+    if (reqVp >= 0 && reqVp !== r.vp) return MC_VP_MISMATCH;
     if (tb.peek(item, F_KEY) !== key) return MC_KEY_MISMATCH;
     if (tb.peek(item, r.write ? F_WRITE : F_READ) === 0) return MC_PERMISSION;
+    if ((tb.peek(item, F_PHYS) !== 0) !== r.physical) return MC_ADDR_MODE;
     const first = Math.floor(va / PAGE_BYTES);
     const last = Math.floor((va + len - 1) / PAGE_BYTES);
     if (first < tb.peek(item, F_BASE) || last > tb.peek(item, F_TOP)) return MC_OUT_OF_RANGE;
@@ -225,6 +278,7 @@ export class MemChecker extends Component {
     this.setField(i, F_BASE, w.basePage, backdoor);
     this.setField(i, F_TOP, w.topPage, backdoor);
     this.setField(i, F_VP, w.vp, backdoor);
+    this.setField(i, F_PHYS, w.physical ? 1 : 0, backdoor);
   }
 
   private setField(i: number, f: number, v: number, backdoor: boolean): void {
@@ -256,7 +310,13 @@ export class MemChecker extends Component {
       if (this.refreshOut !== null) {
         this.refreshSeq++;
         w.refreshId = this.refreshSeq;
-        this.refreshOut.push(w);
+        // copy on write: the message holds the range as written, not a reference to the write
+        const msg = this.refreshRing[this.refreshSeq % REFRESH_RING]!;
+        msg.basePage = w.basePage;
+        msg.topPage = w.topPage;
+        msg.vp = w.vp;
+        msg.refreshId = this.refreshSeq;
+        this.refreshOut.push(msg);
         this.stats.refreshes.inc();
       } else this.stats.refreshWithoutAtc.inc();
     }

@@ -20,7 +20,19 @@ export const MC_OUT_OF_RANGE = 4;
  * [1, maxLen], or va + len > 2^vaBits (the range wraps past the top of the address space)
  */
 export const MC_BAD_REQUEST = 5;
-export const MC_REASON_NAMES = ['ok', 'invalid_item', 'key_mismatch', 'permission', 'out_of_range', 'bad_request'] as const;
+/** the request names a virtual port (reqVp >= 0) that is not the item's owning VP */
+export const MC_VP_MISMATCH = 6;
+/** the request's address kind (physical or virtual) differs from the item's */
+export const MC_ADDR_MODE = 7;
+export const MC_REASON_NAMES = ['ok', 'invalid_item', 'key_mismatch', 'permission', 'out_of_range', 'bad_request', 'vp_mismatch', 'addr_mode'] as const;
+/**
+ * The order the checks are made in (first failing wins); codes are stable, so this is not the
+ * numeric order: bad_request, invalid_item, vp_mismatch, key_mismatch, permission, addr_mode,
+ * out_of_range, ok.
+ */
+export const MC_CHECK_ORDER = [MC_BAD_REQUEST, MC_INVALID_ITEM, MC_VP_MISMATCH, MC_KEY_MISMATCH, MC_PERMISSION, MC_ADDR_MODE, MC_OUT_OF_RANGE, MC_OK] as const;
+/** reqVp value of a NIC-internal request that acts for no virtual port (the VP check is not made) */
+export const MC_NO_VP = -1;
 export type McReasonName = (typeof MC_REASON_NAMES)[number];
 
 /** Default request sources (seed: several sources through a round-robin arbiter). */
@@ -29,8 +41,11 @@ export const DEFAULT_SOURCE_NAMES = ['rdma_read', 'rdma_write', 'desc_fetch', 'q
 /**
  * A check request. The source owns the object; the checker fills the result fields and returns
  * the same object on the source's response channel, in the source's request order. When the check
- * passes and the checker is connected to an ATC, it also sends `xlate` (owned by this request)
- * to the ATC with va, tag and source filled in; the ATC answers that on its own channel.
+ * passes and the checker is connected to an ATC, it also sends one translation request per page
+ * of [va, va + len) to the ATC, `xlates[0]`, `xlates[1]`, ... (owned by this request; `xlate` is
+ * `xlates[0]`), one per cycle, with va (the first byte of the request in that page), asid (the
+ * item's owning VP), physical, tag, source and part (the page index) filled in; the ATC answers
+ * each on its own channel.
  */
 export class MemCheckReq {
   tag = 0;
@@ -41,6 +56,16 @@ export class MemCheckReq {
   len = 0;
   /** true: write access, false: read */
   write = false;
+  /**
+   * virtual port the request acts for: checked against the item's owning VP (mismatch:
+   * `vp_mismatch`); MC_NO_VP (-1, the default) for a NIC-internal request, which is not checked
+   */
+  reqVp = MC_NO_VP;
+  /**
+   * the address is physical (RDMA with PCI addresses): the item must be a physical item, its page
+   * range is checked against the physical pages, and the translations are ATC bypasses (pa = va)
+   */
+  physical = false;
   // ---- results, written by the checker ----
   /** source index (the channel it came in on) */
   source = -1;
@@ -52,7 +77,14 @@ export class MemCheckReq {
   grantCycle = -1;
   /** first cycle the source can pop the verdict */
   doneCycle = -1;
-  readonly xlate = new AtcReq();
+  /** pages [va, va + len) spans (the translations sent to the ATC for a passing check); 0 when it failed */
+  pages = 0;
+  /** translation requests, one per page; grown by the checker when a longer request needs more */
+  readonly xlates: AtcReq[] = [new AtcReq()];
+  /** the first page's translation request */
+  get xlate(): AtcReq {
+    return this.xlates[0]!;
+  }
 }
 
 /** Item-write results. */
@@ -76,6 +108,8 @@ export class ItemWrite implements RefreshRequest {
   topPage = 0;
   /** owning virtual port */
   vp = 0;
+  /** the item describes physical pages (for requests with `physical` set) */
+  physical = false;
   refresh = false;
   // ---- results, written by the checker ----
   /** MC_WRITE_OK or the reason it was rejected (nothing is written then) */
