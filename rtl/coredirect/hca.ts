@@ -1,0 +1,430 @@
+/**
+ * ConnectX-2-style HCA with CORE-Direct (seed 001): one per node, shared by the node's processes.
+ * Per process: QPs (a send queue and a receive queue each, a receive CQ per QP), one send CQ, and
+ * one management queue (MQ) with its CQ. Block diagram, timing and limits: docs/coredirect.md.
+ *
+ * Packets between two nodes share one link channel (so each QP's packets arrive in order, as RC
+ * guarantees; a send waiting for a receive WQE holds up the link behind it, a simplification).
+ *
+ * Datapath, per cycle:
+ * 1. Doorbells: at most one posted batch per process is appended to its queues (all or nothing:
+ *    a batch that would overflow any queue is refused and reported to the host).
+ * 2. Engine (one, shared by every queue and the receive path): when idle it grants, round robin,
+ *    one ready requester, either an arrived packet or the eligible head of a send queue or MQ, and
+ *    is then busy for the operation's cost. Costs: a task `taskNs`, a received packet `rxNs`
+ *    (+ `rqFetchNs` for a send, which consumes a receive WQE), + `ctxMissNs` when the QP's context
+ *    misses the direct-mapped context cache.
+ *    - send / RDMA write (imm): the packet leaves on the QP's link, arriving at the peer at
+ *      grant + cost + wire (or loopback) latency (+ optional jitter; per-link order is kept: RC);
+ *    - wait (CQ, n): eligible once n completions of that CQ are not yet consumed by waits;
+ *    - send_enable / recv_enable (QP, k): en = max(en, k + 1); k never posted: the MQ goes to the
+ *      error state (its later tasks are not run), the host is told, other queues go on;
+ *    - arrival: send -> consumes the head receive WQE (an arrival with no enabled receive WQE waits
+ *      at the head of its link: receiver not ready), CQE on the QP's receive CQ; RDMA write with
+ *      immediate -> CQE, no WQE; RDMA write -> data in host memory (host told after PCIe latency).
+ *    A task flagged signal tells the host (MQ CQ) that its MWR completed, PCIe latency later.
+ * Internal state changes (indices, CQ counts) are next-state writes, visible the next cycle; the
+ * engine is busy for at least a cycle, so an operation never sees its own effect early.
+ */
+import { Channel, Component, type Counter, NEVER, NumChannel, Reg, type Rng, RoundRobinArbiter, type Scope } from '../kernel/index.ts';
+import type { HcaParams } from './params.ts';
+import { F_SIGNAL, type PostedEntry, Q_MQ, queueName, T_RDMA_WRITE, T_RDMA_WRITE_IMM, T_RECV_ENABLE, T_SEND, T_SEND_ENABLE, T_WAIT, TASK_NAMES } from './tasks.ts';
+import { WorkQueue } from './workQueue.ts';
+
+/** Host notifications (a CQE or memory write seen by the host): kind in bits 16..19 of the word. */
+export const N_MWR_DONE = 1;
+export const N_RECV = 2;
+export const N_MEM = 3;
+export const N_ERROR = 4;
+export const N_REJECT = 5;
+const NOTE_SCALE = 1 << 20;
+/** Packet word on a node-to-node link: readyAt * 2^21 + process * 2^15 + qp * 2^3 + kind. */
+const PKT_SCALE = 1 << 21;
+
+/** Notification word: readyAt * 2^20 + kind * 2^16 + arg (readyAt < 2^33 cycles). */
+export function noteReady(w: number): number {
+  return Math.floor(w / NOTE_SCALE);
+}
+export function noteKind(w: number): number {
+  return (w % NOTE_SCALE) >>> 16;
+}
+export function noteArg(w: number): number {
+  return w & 0xffff;
+}
+
+/** One process's view of the HCA. */
+export interface HcaProcessPorts {
+  /** batches of posted entries from the driver (PCIe doorbell latency) */
+  readonly doorbell: Channel<PostedEntry[]>;
+  /** notifications to the host (each word carries the cycle it becomes visible) */
+  readonly notify: NumChannel;
+}
+
+export interface HcaOptions {
+  /** QPs of each process on this HCA */
+  qps: readonly number[];
+  /** global rank of each process (for messages) */
+  ranks: readonly number[];
+  /** receive CQEs also go to the host (CPU-progressed send/recv barrier) */
+  recvCqToHost: boolean;
+  /** extra random packet delay, uniform in [0, jitterNs] (property tests), with its generator */
+  jitterNs?: number;
+  rng?: Rng;
+  /** record executed operations (tests) */
+  log?: boolean;
+}
+
+/** One executed operation (recorded when `log` is set). */
+export interface HcaEvent {
+  cycle: number;
+  proc: number;
+  /** queue name (sq3, mq, rq1 for an arrival consumed there, in3 for an arrival on QP 3) */
+  queue: string;
+  index: number;
+  kind: string;
+}
+
+export class Hca extends Component {
+  readonly ports: HcaProcessPorts[] = [];
+  readonly errors: string[] = [];
+  readonly events: HcaEvent[] = [];
+  /** queues the engine executes: each process's send queues, then its MQ */
+  private readonly exec: WorkQueue[] = [];
+  private readonly execProc: Int32Array;
+  private readonly execQp: Int32Array;
+  private readonly execQpn: Int32Array;
+  /** entries posted and not yet executed, per executable queue (a fast "is there anything" check) */
+  private readonly execPending: Int32Array;
+  /** [process][qp] send and receive queues */
+  readonly sq: WorkQueue[][] = [];
+  readonly rq: WorkQueue[][] = [];
+  readonly mq: WorkQueue[] = [];
+  /** [process][cq] completions produced (cq: per-QP receive CQs, then send CQ, then MQ CQ) */
+  readonly cqProduced: Reg[][] = [];
+  private readonly cqConsumed: Float64Array[] = [];
+  readonly mqFailed: boolean[] = [];
+  /**
+   * Links: one channel per pair of nodes that talk (and one to itself, the loopback), shared by all
+   * QPs between them, so the packets of one QP arrive in order (RC). Per [process][qp]: the link,
+   * its latency, the destination code (process * 2^12 + qp at the peer) and the last arrival time.
+   */
+  private readonly outCh: (NumChannel | null)[][] = [];
+  private readonly outLat: number[][] = [];
+  private readonly outDest: number[][] = [];
+  private readonly linkTo = new Map<Hca, NumChannel>();
+  private readonly linkLast = new Map<NumChannel, number>();
+  private readonly inCh: NumChannel[] = [];
+  private inRnr: Float64Array;
+  private readonly qpnBase: number[] = [];
+  private readonly ctxTag: Int32Array;
+  private readonly busy: Reg;
+  private arb: RoundRobinArbiter | null = null;
+  private readonly readyFn: (i: number) => boolean;
+  private now = 0;
+  private readonly stat: { tasks: Counter; arrivals: Counter; ctxMisses: Counter; rnr: Counter; rejects: Counter; errors: Counter; noopEnables: Counter };
+
+  constructor(
+    parent: Scope,
+    name: string,
+    readonly params: HcaParams,
+    readonly opts: HcaOptions,
+  ) {
+    super(parent, name);
+    const P = opts.qps.length;
+    let qpn = 0;
+    const execProc: number[] = [];
+    const execQp: number[] = [];
+    const execQpn: number[] = [];
+    for (let p = 0; p < P; p++) {
+      const nq = opts.qps[p]!;
+      this.qpnBase.push(qpn);
+      const sqs: WorkQueue[] = [];
+      const rqs: WorkQueue[] = [];
+      for (let j = 0; j < nq; j++) {
+        sqs.push(new WorkQueue(this, `p${p}_sq${j}`, params.sqLength));
+        rqs.push(new WorkQueue(this, `p${p}_rq${j}`, params.rqLength));
+        this.exec.push(sqs[j]!);
+        execProc.push(p);
+        execQp.push(j);
+        execQpn.push(qpn + j);
+      }
+      const m = new WorkQueue(this, `p${p}_mq`, params.mqLength);
+      this.exec.push(m);
+      execProc.push(p);
+      execQp.push(-1);
+      execQpn.push(qpn + nq);
+      qpn += nq + 1;
+      this.sq.push(sqs);
+      this.rq.push(rqs);
+      this.mq.push(m);
+      this.cqProduced.push(Array.from({ length: nq + 2 }, (_, c) => new Reg(this, `p${p}_cq${c}`, 32)));
+      this.cqConsumed.push(new Float64Array(nq + 2));
+      this.mqFailed.push(false);
+      this.outCh.push(new Array<NumChannel | null>(nq).fill(null));
+      this.outLat.push(new Array<number>(nq).fill(0));
+      this.outDest.push(new Array<number>(nq).fill(0));
+      this.ports.push({
+        doorbell: new Channel<PostedEntry[]>(this, `p${p}_doorbell`, { capacity: 64, latency: params.pcieNs }).bindConsumer(this),
+        notify: new NumChannel(this, `p${p}_notify`, { capacity: 1 << 20, latency: 1 }).bindProducer(this),
+      });
+    }
+    this.execProc = Int32Array.from(execProc);
+    this.execQp = Int32Array.from(execQp);
+    this.execQpn = Int32Array.from(execQpn);
+    this.execPending = new Int32Array(execQpn.length);
+    this.ctxTag = new Int32Array(params.ctxEntries).fill(-1);
+    this.inRnr = new Float64Array(0);
+    this.busy = new Reg(this, 'busy_until', 40);
+    this.readyFn = (i: number): boolean => this.ready(i);
+    this.stat = {
+      tasks: this.counter('tasks'),
+      arrivals: this.counter('arrivals'),
+      ctxMisses: this.counter('ctx_misses'),
+      rnr: this.counter('rnr_stalls'),
+      rejects: this.counter('rejected_posts'),
+      errors: this.counter('mq_errors'),
+      noopEnables: this.counter('noop_enables'),
+    };
+  }
+
+  /** Connect QP `qp` of process `proc` here to QP `peerQp` of `peerProc` on `peer` (both directions). */
+  static connect(a: Hca, procA: number, qpA: number, b: Hca, procB: number, qpB: number): void {
+    if (qpA >= 4096 || qpB >= 4096) throw new RangeError(`QP index above 4095 (${qpA}, ${qpB})`);
+    const lat = a === b ? a.params.loopbackNs : a.params.wireNs;
+    const ab = a.link(b);
+    const ba = b.link(a);
+    a.outCh[procA]![qpA] = ab;
+    a.outLat[procA]![qpA] = lat;
+    a.outDest[procA]![qpA] = procB * 4096 + qpB;
+    b.outCh[procB]![qpB] = ba;
+    b.outLat[procB]![qpB] = lat;
+    b.outDest[procB]![qpB] = procA * 4096 + qpA;
+  }
+
+  private link(to: Hca): NumChannel {
+    let ch = this.linkTo.get(to);
+    if (ch === undefined) {
+      const name = to === this ? 'loopback' : `link_${to._info.path.replace(/\./g, '_')}`;
+      ch = new NumChannel(this, name, { capacity: 1 << 16, latency: 1 }).bindProducer(this).bindConsumer(to);
+      this.linkTo.set(to, ch);
+      this.linkLast.set(ch, 0);
+      to.inCh.push(ch);
+    }
+    return ch;
+  }
+
+  /** Call once after every connect(): sizes the arbiter over arrivals + executable queues. */
+  finish(): void {
+    this.arb = new RoundRobinArbiter(this, 'arb', this.inCh.length + this.exec.length);
+    this.inRnr = new Float64Array(this.inCh.length).fill(-1);
+  }
+
+  /** QP number of (process, qp) (the context-cache index) */
+  qpn(proc: number, qp: number): number {
+    return this.qpnBase[proc]! + qp;
+  }
+
+  tick(t: number): number {
+    const P = this.ports.length;
+    let more = false;
+    for (let p = 0; p < P; p++) {
+      const db = this.ports[p]!.doorbell;
+      if (db.canPop()) {
+        this.doorbell(t, p, db.pop());
+        more = true; // appended entries are visible next cycle (and there may be another batch)
+      }
+    }
+    const busyUntil = this.busy.q;
+    if (t < busyUntil) return more ? t + 1 : busyUntil;
+    this.now = t;
+    const g = this.arb!.grant(this.readyFn);
+    if (g >= 0) {
+      const cost = g < this.inCh.length ? this.arrive(t, g) : this.execute(t, g - this.inCh.length);
+      this.busy.d = t + cost;
+      return more ? t + 1 : t + cost;
+    }
+    if (more) return t + 1;
+    // idle: sleep until the earliest packet still in flight (doorbells wake us by themselves)
+    let wake = NEVER;
+    for (let i = 0; i < this.inCh.length; i++) {
+      const ch = this.inCh[i]!;
+      if (ch.canPop()) {
+        const r = Math.floor(ch.peek() / PKT_SCALE);
+        if (r > t && r < wake) wake = r;
+      }
+    }
+    return wake;
+  }
+
+  private doorbell(t: number, p: number, batch: PostedEntry[]): void {
+    // all or nothing: count what each queue receives
+    for (const e of batch) {
+      const q = this.queueOf(p, e.queue);
+      if (q === null || !q.fits(this.countFor(batch, e.queue))) {
+        const why = q === null ? `names queue ${queueName(e.queue)}, which process ${p} does not have` : `would overflow ${queueName(e.queue)} (${q.occupancy()} of ${q.length} entries in use)`;
+        this.fail(t, p, N_REJECT, `rank ${this.opts.ranks[p]}: post of ${batch.length} entries refused: it ${why}; nothing was posted`);
+        this.stat.rejects.inc();
+        return;
+      }
+    }
+    for (let i = 0; i < batch.length; i++) {
+      const e = batch[i]!;
+      this.queueOf(p, e.queue)!.append(batch, i, i + 1);
+      if ((e.queue & 1) === 0 || e.queue === Q_MQ) this.execPending[this.execIndex(p, e.queue)]!++;
+    }
+  }
+
+  private countFor(batch: PostedEntry[], queue: number): number {
+    let n = 0;
+    for (const e of batch) if (e.queue === queue) n++;
+    return n;
+  }
+
+  /** index in the executable-queue list of process p's send queue (queue even) or MQ */
+  private execIndex(p: number, queue: number): number {
+    const base = this.qpnBase[p]!; // the exec list has the same layout as the QP numbers
+    return queue === Q_MQ ? base + this.sq[p]!.length : base + (queue >> 1);
+  }
+
+  private queueOf(p: number, queue: number): WorkQueue | null {
+    if (queue === Q_MQ) return this.mq[p]!;
+    const qp = queue >> 1;
+    if (!(Number.isInteger(queue) && queue >= 0 && qp < this.sq[p]!.length)) return null;
+    return (queue & 1) === 0 ? this.sq[p]![qp]! : this.rq[p]![qp]!;
+  }
+
+  private ready(i: number): boolean {
+    const nIn = this.inCh.length;
+    if (i < nIn) {
+      const ch = this.inCh[i]!;
+      if (!ch.canPop()) return false;
+      const w = ch.peek();
+      if (Math.floor(w / PKT_SCALE) > this.now) return false;
+      const code = w % PKT_SCALE;
+      if ((code & 7) !== T_SEND) return true;
+      if (this.rq[code >>> 15]![(code >>> 3) & 4095]!.headEnabled()) return true;
+      if (this.inRnr[i] !== w) {
+        this.inRnr[i] = w;
+        this.stat.rnr.inc();
+      }
+      return false;
+    }
+    const x = i - nIn;
+    if (this.execPending[x] === 0) return false;
+    const q = this.exec[x]!;
+    if (!q.headEnabled()) return false;
+    const p = this.execProc[x]!;
+    const qp = this.execQp[x]!;
+    if (qp < 0 && this.mqFailed[p]) return false;
+    const k = q.headKind();
+    if (k === T_WAIT) {
+      const cq = q.headCq();
+      return this.cqProduced[p]![cq]!.q - this.cqConsumed[p]![cq]! >= q.headCount();
+    }
+    if (k === T_SEND || k === T_RDMA_WRITE || k === T_RDMA_WRITE_IMM) {
+      const ch = this.outCh[p]![q.headQp()];
+      return ch === null || ch === undefined || ch.canPush();
+    }
+    return true;
+  }
+
+  private ctx(qpn: number): number {
+    const s = qpn % this.params.ctxEntries;
+    if (this.ctxTag[s] === qpn) return 0;
+    this.ctxTag[s] = qpn;
+    this.stat.ctxMisses.inc();
+    return this.params.ctxMissNs;
+  }
+
+  private note(t: number, p: number, kind: number, arg: number): void {
+    this.ports[p]!.notify.push((t + this.params.pcieNs) * NOTE_SCALE + kind * 65536 + (arg & 0xffff));
+  }
+
+  private fail(t: number, p: number, kind: number, msg: string): void {
+    this.errors.push(msg);
+    this.note(t, p, kind, this.errors.length - 1);
+  }
+
+  private arrive(t: number, i: number): number {
+    const code = this.inCh[i]!.pop() % PKT_SCALE;
+    const p = code >>> 15;
+    const qp = (code >>> 3) & 4095;
+    const kind = code & 7;
+    let cost = this.params.rxNs + this.ctx(this.qpn(p, qp));
+    this.stat.arrivals.inc();
+    if (this.opts.log) this.events.push({ cycle: t, proc: p, queue: `in${qp}`, index: -1, kind: TASK_NAMES[kind]! });
+    if (kind === T_RDMA_WRITE) {
+      this.note(t + cost, p, N_MEM, qp);
+      return cost;
+    }
+    if (kind === T_SEND) {
+      cost += this.params.rqFetchNs;
+      const r = this.rq[p]![qp]!;
+      if (this.opts.log) this.events.push({ cycle: t, proc: p, queue: `rq${qp}`, index: r.ci.q, kind: 'recv' });
+      r.consumeHead();
+    }
+    const c = this.cqProduced[p]![qp]!;
+    c.d = c.q + 1;
+    if (this.opts.recvCqToHost) this.note(t + cost, p, N_RECV, qp);
+    return cost;
+  }
+
+  private execute(t: number, x: number): number {
+    const q = this.exec[x]!;
+    const p = this.execProc[x]!;
+    const kind = q.headKind();
+    const flags = q.headFlags();
+    const index = q.ci.q;
+    let cost = this.params.taskNs + this.ctx(this.execQpn[x]!);
+    this.stat.tasks.inc();
+    if (this.opts.log) this.events.push({ cycle: t, proc: p, queue: this.execQp[x]! < 0 ? 'mq' : `sq${this.execQp[x]}`, index, kind: TASK_NAMES[kind] ?? String(kind) });
+    q.consumeHead();
+    this.execPending[x]!--;
+    switch (kind) {
+      case T_SEND:
+      case T_RDMA_WRITE:
+      case T_RDMA_WRITE_IMM: {
+        const qp = q.headQp();
+        const ch = this.outCh[p]![qp];
+        if (ch === null || ch === undefined) {
+          this.fail(t, p, N_ERROR, `rank ${this.opts.ranks[p]}: ${TASK_NAMES[kind]} on QP ${qp}, which is not connected`);
+          this.stat.errors.inc();
+          return cost;
+        }
+        const jit = this.opts.jitterNs ? this.opts.rng!.int(this.opts.jitterNs + 1) : 0;
+        const at = Math.max(this.linkLast.get(ch)!, t + cost + this.outLat[p]![qp]! + jit);
+        this.linkLast.set(ch, at);
+        ch.push(at * PKT_SCALE + this.outDest[p]![qp]! * 8 + kind);
+        const sc = this.cqProduced[p]![this.sq[p]!.length]!;
+        sc.d = sc.q + 1;
+        break;
+      }
+      case T_WAIT: {
+        const cq = q.headCq();
+        this.cqConsumed[p]![cq]! += q.headCount();
+        break;
+      }
+      case T_SEND_ENABLE:
+      case T_RECV_ENABLE: {
+        const qp = q.headQp();
+        const target = kind === T_SEND_ENABLE ? this.sq[p]![qp]! : this.rq[p]![qp]!;
+        const k = q.headTarget();
+        if (k < target.en.q) this.stat.noopEnables.inc();
+        if (!target.enableUpTo(k)) {
+          this.mqFailed[p] = true;
+          this.stat.errors.inc();
+          this.fail(t, p, N_ERROR, `rank ${this.opts.ranks[p]}: MQ task ${index} (${TASK_NAMES[kind]} of ${kind === T_SEND_ENABLE ? 'sq' : 'rq'}${qp} up to index ${k}): entry ${k} was never posted (that queue holds indices below ${target.pi.q}); the MQ stops, other queues go on`);
+          return cost;
+        }
+        break;
+      }
+      default:
+        this.mqFailed[p] = true;
+        this.stat.errors.inc();
+        this.fail(t, p, N_ERROR, `rank ${this.opts.ranks[p]}: unknown task kind ${kind} at ${queueName(this.execQp[x]! < 0 ? Q_MQ : 2 * this.execQp[x]!)} index ${index}`);
+        return cost;
+    }
+    if (flags & F_SIGNAL) this.note(t + cost, p, N_MWR_DONE, 0);
+    return cost;
+  }
+}

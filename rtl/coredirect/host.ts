@@ -1,0 +1,281 @@
+/**
+ * Host CPU model of one MPI process (docs/coredirect.md): it enters a barrier, posts it, computes,
+ * and tests or polls for completion, in a loop of `iterations` barriers. Two ways to progress it:
+ *
+ * - mq: the barrier is one MWR posted to the HCA (driver.ts); the HCA progresses it; the CPU only
+ *   polls the MQ completion queue.
+ * - ptp: the CPU progresses the barrier itself (point-to-point, the seed's PTP-RDMA / PTP-send):
+ *   inside every MPI call it takes the arrivals it can see (receive CQEs, or a flag in memory
+ *   written by an RDMA write) and posts the next sends. Nothing moves while it computes.
+ *
+ * One explicit state machine, one state per cycle of decision:
+ *   START -> ENTER -> (POST) -> [WORK] -> CALL -> PROGRESS ... -> DECIDE -> WORK | CALL | ENTER | DONE
+ * with FAILED when the HCA reports an error for this process (it never reports completion then).
+ */
+import { Component, type Counter, NEVER, type Rng, type Scope } from '../kernel/index.ts';
+import { type BarrierOp } from './barrier.ts';
+import { postMwr, postReceives, postSend, QueueHeads } from './driver.ts';
+import { type HcaProcessPorts, N_ERROR, N_MEM, N_MWR_DONE, N_RECV, N_REJECT, noteArg, noteKind, noteReady } from './hca.ts';
+import type { MwrTask, PostedEntry } from './tasks.ts';
+import { T_RDMA_WRITE, T_SEND } from './tasks.ts';
+
+export interface CpuParams {
+  /** library cost of entering a barrier call (MPI_Barrier / MPI_Ibarrier) */
+  enterNs: number;
+  /** driver cost per MWR task written into the queues (mq) */
+  postTaskNs: number;
+  /** one poll of a completion queue or of a flag in memory */
+  pollNs: number;
+  /** MPI_Test overhead beyond the poll */
+  testNs: number;
+  /** ptp: library cost to post one send, or to take one arrival */
+  ptpStepNs: number;
+}
+
+export const CPU_DEFAULTS: Readonly<CpuParams> = { enterNs: 300, postTaskNs: 60, pollNs: 100, testNs: 150, ptpStepNs: 450 };
+
+export type Pattern = 'blocking' | 'work-then-wait' | 'test-loop';
+
+export interface HostProgram {
+  mode: 'mq' | 'ptp';
+  rdma: boolean;
+  /** this rank's barrier ops, and the local QP of each peer */
+  ops: readonly BarrierOp[];
+  qpOf: (peer: number) => number;
+  qps: number;
+  iterations: number;
+  pattern: Pattern;
+  /** work-then-wait: the work loop; test-loop: one work quantum */
+  workNs: number;
+  /** cycle at which the rank enters its first barrier */
+  startNs: number;
+  /** extra random delay before each barrier, uniform in [0, skewNs] (needs rng) */
+  skewNs: number;
+  rng?: Rng;
+  /** the rank never enters (a missing peer) */
+  absent: boolean;
+  /** the MWR length limit (the send-queue length) */
+  mwrLimit: number;
+}
+
+const S_START = 0;
+const S_ENTER = 1;
+const S_POST = 2;
+const S_WORK = 3;
+const S_CALL = 4;
+const S_PROGRESS = 5;
+const S_DECIDE = 6;
+const S_DONE = 7;
+const S_FAILED = 8;
+export const HOST_STATE_NAMES = ['START', 'ENTER', 'POST', 'WORK', 'CALL', 'PROGRESS', 'DECIDE', 'DONE', 'FAILED'] as const;
+
+export class Host extends Component {
+  state = S_START;
+  private until = 0;
+  iter = 0;
+  /** per iteration: cycle entered, cycle the rank saw completion (-1: not yet) */
+  readonly entered: Float64Array;
+  readonly left: Float64Array;
+  /** total work cycles done inside barriers */
+  workDone = 0;
+  error: string | null = null;
+  private readonly heads: QueueHeads;
+  private readonly mwr: MwrTask[];
+  private pending: PostedEntry[] | null = null;
+  private opIdx = 0;
+  private readonly arrivals: Int32Array;
+  private readonly taken: Int32Array;
+  private mwrDone = 0;
+  private mwrWanted = 0;
+  private worked = false;
+  private call: 'poll' | 'test' = 'poll';
+  private readonly stat: { calls: Counter; polls: Counter };
+
+  constructor(
+    parent: Scope,
+    name: string,
+    readonly rank: number,
+    readonly prog: HostProgram,
+    readonly cpu: CpuParams,
+    private readonly port: HcaProcessPorts,
+    mwr: MwrTask[],
+  ) {
+    super(parent, name);
+    port.doorbell.bindProducer(this);
+    port.notify.bindConsumer(this);
+    this.heads = new QueueHeads(prog.qps);
+    this.mwr = mwr;
+    this.entered = new Float64Array(prog.iterations).fill(-1);
+    this.left = new Float64Array(prog.iterations).fill(-1);
+    this.arrivals = new Int32Array(prog.qps);
+    this.taken = new Int32Array(prog.qps);
+    this.stat = { calls: this.counter('mpi_calls'), polls: this.counter('polls') };
+  }
+
+  get done(): boolean {
+    return this.state === S_DONE;
+  }
+  get failed(): boolean {
+    return this.state === S_FAILED;
+  }
+  /** the current state's name (reports) */
+  get stateName(): string {
+    return HOST_STATE_NAMES[this.state]!;
+  }
+
+  tick(t: number): number {
+    if (t < this.until) return this.until;
+    const p = this.prog;
+    switch (this.state) {
+      case S_START:
+        if (p.absent) {
+          this.state = S_DONE;
+          return NEVER;
+        }
+        this.state = S_ENTER;
+        return this.delay(t, p.startNs - t);
+      case S_ENTER: {
+        this.entered[this.iter] = t;
+        this.worked = false;
+        const batch: PostedEntry[] = [];
+        if (!p.rdma) for (const o of p.ops) if (!o.send) batch.push(...postReceives(p.qpOf(o.peer), 1, this.heads));
+        let cost = this.cpu.enterNs;
+        if (p.mode === 'mq') {
+          try {
+            batch.push(...postMwr(this.mwr, this.heads, p.mwrLimit, `rank ${this.rank} MWR`));
+          } catch (e) {
+            return this.fail((e as Error).message);
+          }
+          cost += this.mwr.length * this.cpu.postTaskNs;
+          this.mwrWanted++;
+        } else this.opIdx = 0;
+        this.pending = batch.length > 0 ? batch : null;
+        this.state = S_POST;
+        return this.delay(t, cost);
+      }
+      case S_POST:
+        if (this.pending !== null) {
+          if (!this.port.doorbell.canPush()) return NEVER;
+          this.port.doorbell.push(this.pending);
+          this.pending = null;
+        }
+        if (p.mode === 'ptp') {
+          this.state = S_PROGRESS;
+          return t + 1;
+        }
+        this.state = S_DECIDE;
+        return t + 1;
+      case S_WORK:
+        this.state = S_CALL;
+        return t + 1;
+      case S_CALL: {
+        if (this.call === 'poll') {
+          // A polling loop changes nothing until a notification becomes visible: jump to the first
+          // poll that sees one (the same cycle the spinning loop would reach), counting the polls.
+          const w = this.nextPoll(t);
+          if (w !== t) return w;
+        }
+        this.stat.calls.inc();
+        this.stat.polls.inc();
+        if (!this.drain(t)) return NEVER;
+        this.state = p.mode === 'ptp' ? S_PROGRESS : S_DECIDE;
+        return this.delay(t, this.cpu.pollNs + (this.call === 'test' ? this.cpu.testNs : 0));
+      }
+      case S_PROGRESS: {
+        const o = p.ops[this.opIdx];
+        if (o === undefined) {
+          this.state = S_DECIDE;
+          return t + 1;
+        }
+        const qp = p.qpOf(o.peer);
+        if (o.send) {
+          if (!this.port.doorbell.canPush()) return NEVER;
+          this.port.doorbell.push([postSend(p.rdma ? T_RDMA_WRITE : T_SEND, qp, this.heads)]);
+        } else if (this.arrivals[qp]! > this.taken[qp]!) this.taken[qp]!++;
+        else {
+          this.state = S_DECIDE;
+          return t + 1;
+        }
+        this.opIdx++;
+        return this.delay(t, this.cpu.ptpStepNs);
+      }
+      case S_DECIDE:
+        if (this.complete()) {
+          this.left[this.iter] = t;
+          this.iter++;
+          if (this.iter >= p.iterations) {
+            this.state = S_DONE;
+            return NEVER;
+          }
+          this.state = S_ENTER;
+          return this.delay(t, p.skewNs > 0 ? p.rng!.int(p.skewNs + 1) : 0);
+        }
+        if (p.pattern === 'test-loop' || (p.pattern === 'work-then-wait' && !this.worked)) {
+          this.worked = true;
+          this.workDone += p.workNs;
+          this.call = p.pattern === 'test-loop' ? 'test' : 'poll';
+          this.state = S_WORK;
+          return this.delay(t, p.workNs);
+        }
+        this.call = 'poll';
+        this.state = S_CALL;
+        return t + 1;
+      default:
+        return NEVER;
+    }
+  }
+
+  /** anchor of the poll grid while the loop waits for an empty notification queue (-1: none) */
+  private anchor = -1;
+
+  /** t if the poll at t sees a notification; else the cycle of the first poll that will (or NEVER). */
+  private nextPoll(t: number): number {
+    const ch = this.port.notify;
+    const base = this.anchor >= 0 ? this.anchor : t;
+    if (!ch.canPop()) {
+      this.anchor = base;
+      return NEVER;
+    }
+    const r = noteReady(ch.peek());
+    const period = this.cpu.pollNs + (this.prog.mode === 'ptp' ? 2 : 1);
+    const k = r <= base ? 0 : Math.ceil((r - base) / period);
+    const at = base + k * period;
+    this.anchor = -1;
+    if (at <= t) return t;
+    this.stat.polls.inc(k);
+    this.stat.calls.inc(k);
+    this.until = at;
+    return at;
+  }
+
+  private delay(t: number, d: number): number {
+    this.until = t + Math.max(1, d);
+    return this.until;
+  }
+
+  private complete(): boolean {
+    return this.prog.mode === 'mq' ? this.mwrDone >= this.mwrWanted : this.opIdx >= this.prog.ops.length;
+  }
+
+  /** Take every notification visible now; false if the host failed. */
+  private drain(t: number): boolean {
+    const ch = this.port.notify;
+    while (ch.canPop() && noteReady(ch.peek()) <= t) {
+      const w = ch.pop();
+      const k = noteKind(w);
+      if (k === N_MWR_DONE) this.mwrDone++;
+      else if (k === N_RECV || k === N_MEM) this.arrivals[noteArg(w)]!++;
+      else if (k === N_ERROR || k === N_REJECT) {
+        this.fail(`HCA error #${noteArg(w)}`);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private fail(msg: string): number {
+    this.error = msg;
+    this.state = S_FAILED;
+    return NEVER;
+  }
+}
