@@ -82,6 +82,9 @@ export interface HcaEvent {
   queue: string;
   index: number;
   kind: string;
+  /** enables: the QP and index they reach (else -1) */
+  qp: number;
+  target: number;
 }
 
 export class Hca extends Component {
@@ -219,6 +222,20 @@ export class Hca extends Component {
     this.inRnr = new Float64Array(this.inCh.length).fill(-1);
   }
 
+  /** What process p's MQ is doing (reports): its head task, or why it is stopped. */
+  mqStatus(p: number): string {
+    const m = this.mq[p]!;
+    if (this.mqFailed[p]) return 'MQ in error state';
+    if (m.occupancy() === 0) return 'MQ empty';
+    const k = m.headKind();
+    const what = TASK_NAMES[k] ?? String(k);
+    if (k === T_WAIT) {
+      const cq = m.headCq();
+      return `MQ task ${m.ci.q} ${what} on CQ ${cq}: ${this.cqProduced[p]![cq]!.q - this.cqConsumed[p]![cq]!} of ${m.headCount()} completions`;
+    }
+    return `MQ task ${m.ci.q} ${what}`;
+  }
+
   /** QP number of (process, qp) (the context-cache index) */
   qpn(proc: number, qp: number): number {
     return this.qpnBase[proc]! + qp;
@@ -352,7 +369,7 @@ export class Hca extends Component {
     const kind = code & 7;
     let cost = this.params.rxNs + this.ctx(this.qpn(p, qp));
     this.stat.arrivals.inc();
-    if (this.opts.log) this.events.push({ cycle: t, proc: p, queue: `in${qp}`, index: -1, kind: TASK_NAMES[kind]! });
+    if (this.opts.log) this.events.push({ cycle: t, proc: p, queue: `in${qp}`, index: -1, kind: TASK_NAMES[kind]!, qp, target: -1 });
     if (kind === T_RDMA_WRITE) {
       this.note(t + cost, p, N_MEM, qp);
       return cost;
@@ -360,7 +377,7 @@ export class Hca extends Component {
     if (kind === T_SEND) {
       cost += this.params.rqFetchNs;
       const r = this.rq[p]![qp]!;
-      if (this.opts.log) this.events.push({ cycle: t, proc: p, queue: `rq${qp}`, index: r.ci.q, kind: 'recv' });
+      if (this.opts.log) this.events.push({ cycle: t, proc: p, queue: `rq${qp}`, index: r.ci.q, kind: 'recv', qp, target: -1 });
       r.consumeHead();
     }
     const c = this.cqProduced[p]![qp]!;
@@ -377,7 +394,7 @@ export class Hca extends Component {
     const index = q.ci.q;
     let cost = this.params.taskNs + this.ctx(this.execQpn[x]!);
     this.stat.tasks.inc();
-    if (this.opts.log) this.events.push({ cycle: t, proc: p, queue: this.execQp[x]! < 0 ? 'mq' : `sq${this.execQp[x]}`, index, kind: TASK_NAMES[kind] ?? String(kind) });
+    if (this.opts.log) this.events.push({ cycle: t, proc: p, queue: this.execQp[x]! < 0 ? 'mq' : `sq${this.execQp[x]}`, index, kind: TASK_NAMES[kind] ?? String(kind), qp: kind === T_SEND_ENABLE || kind === T_RECV_ENABLE ? q.headQp() : -1, target: kind === T_SEND_ENABLE || kind === T_RECV_ENABLE ? q.headTarget() : -1 });
     q.consumeHead();
     this.execPending[x]!--;
     switch (kind) {
