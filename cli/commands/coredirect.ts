@@ -56,10 +56,10 @@ points). Exits 1 if a barrier does not complete.`,
     summary: 'CPU time available during the nonblocking barrier, both of the seed\'s measures, all four modes',
     details: `
 For each process count and mode: the raw nonblocking barrier time, then
-  test-loop: work quanta (1, 2 or 5 % of the raw time, the best that keeps the barrier within 1 %
+  test-loop: work quanta (1, 2 or 5 % of the raw time, the best that keeps the barrier within 5 %
              of raw) alternating with MPI_Test until completion; availability = work / barrier time;
   work-loop: post, one work loop of 10 %, 20 %, ... 100 % of the raw time, wait; availability =
-             the largest loop that keeps the barrier within 1 % of raw.
+             the largest loop that keeps the barrier within 5 % of raw.
 The seed (Figure 7, 64 processes): MQ-RDMA about 80 % with the work loop, rising with process
 count; CPU-progressed at most 30 %. These cells are predictions (the model is fitted on latency only).`,
     flags: [

@@ -79,7 +79,7 @@ export function barrierLatency(cfg: Partial<ClusterConfig>): number {
  * completes. The quantum is the largest of 1 %, 2 %, 5 % of the raw time that does not make the
  * barrier slower than the raw one by more than `tolerance`; availability = work done / barrier time.
  */
-export function availabilityTestLoop(cfg: Partial<ClusterConfig>, rawUs: number, tolerance = 0.01): { availability: number; quantum_us: number; barrier_us: number } {
+export function availabilityTestLoop(cfg: Partial<ClusterConfig>, rawUs: number, tolerance = 0.05): { availability: number; quantum_us: number; barrier_us: number } {
   let best = { availability: 0, quantum_us: 0, barrier_us: rawUs };
   for (const f of [0.01, 0.02, 0.05]) {
     const q = Math.max(1, Math.round(rawUs * 1000 * f));
@@ -99,7 +99,7 @@ export function availabilityTestLoop(cfg: Partial<ClusterConfig>, rawUs: number,
  * raw time and grows in 10 % steps up to 100 %; availability is the largest loop (as a fraction of
  * the raw time) with which the barrier takes no longer than raw + `tolerance`.
  */
-export function availabilityWorkLoop(cfg: Partial<ClusterConfig>, rawUs: number, tolerance = 0.01): { availability: number; steps: { fraction: number; barrier_us: number }[] } {
+export function availabilityWorkLoop(cfg: Partial<ClusterConfig>, rawUs: number, tolerance = 0.05): { availability: number; steps: { fraction: number; barrier_us: number }[] } {
   const steps: { fraction: number; barrier_us: number }[] = [];
   let availability = 0;
   for (let k = 1; k <= 10; k++) {

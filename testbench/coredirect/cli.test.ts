@@ -1,0 +1,81 @@
+/**
+ * `netoffload coredirect ...`: output shapes, the calibration points reproduced by the defaults,
+ * the predicted availability ordering, and bad input (exit 2, one line naming the problem).
+ */
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../cli/main.ts';
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(argv, { out: (t) => (out += t), err: (t) => (err += t) });
+  return { code, out, err };
+}
+
+describe('coredirect barrier', () => {
+  it('the defaults reproduce the two calibration points at 64 processes (within 2 %)', async () => {
+    const a = await cli('coredirect', 'barrier', '--procs', '64', '--mode', 'mq-rdma', '--json');
+    expect(a.code).toBe(0);
+    const ra = (JSON.parse(a.out) as { rows: { latency_us: number; seed_us: number }[] }).rows[0]!;
+    expect(ra.seed_us).toBe(32);
+    expect(Math.abs(ra.latency_us - 32) / 32).toBeLessThan(0.02);
+    const b = await cli('coredirect', 'barrier', '--procs', '64', '--mode', 'mq-send', '--connections', 'dense', '--json');
+    const rb = (JSON.parse(b.out) as { rows: { latency_us: number; seed_us: number }[] }).rows[0]!;
+    expect(rb.seed_us).toBe(54);
+    expect(Math.abs(rb.latency_us - 54) / 54).toBeLessThan(0.02);
+  });
+
+  it('prints a table, latency grows with the process count', async () => {
+    const r = await cli('coredirect', 'barrier', '--procs', '4,16,48', '--mode', 'ptp-send', '--iterations', '6');
+    expect(r.code).toBe(0);
+    const lines = r.out.trim().split('\n');
+    expect(lines[0]).toBe('CORE-Direct barrier, ptp-send, sparse connections, 8 processes per node');
+    const lat = lines.slice(3).map((l) => Number(l.trim().split(/\s+/)[1]));
+    expect(lat).toHaveLength(3);
+    expect(lat[1]!).toBeGreaterThan(lat[0]!);
+    expect(lat[2]!).toBeGreaterThan(lat[1]!);
+  });
+
+  it('rejects bad input with exit 2', async () => {
+    for (const [args, msg] of [
+      [['--procs', '1'], /--procs: '1' is not a process count/],
+      [['--procs', '8,x'], /--procs: 'x'/],
+      [['--mode', 'mq-magic'], /--mode/],
+      [['--procs', '512', '--connections', 'dense'], /dense connections allow at most 256/],
+      [['--ppn', '0'], /--ppn/],
+    ] as const) {
+      const r = await cli('coredirect', 'barrier', ...args);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(msg);
+      expect(r.err.trim().split('\n')).toHaveLength(1);
+    }
+  });
+});
+
+describe('coredirect overlap', () => {
+  it('both measures: the offloaded barrier leaves more CPU time than the CPU-progressed one', async () => {
+    const r = await cli('coredirect', 'overlap', '--procs', '32', '--json');
+    expect(r.code).toBe(0);
+    const rows = (JSON.parse(r.out) as { rows: { mode: string; work_loop_availability: number; test_loop_availability: number }[] }).rows;
+    expect(rows.map((x) => x.mode)).toEqual(['mq-rdma', 'mq-send', 'ptp-rdma', 'ptp-send']);
+    const mq = rows.find((x) => x.mode === 'mq-rdma')!;
+    for (const p of rows.filter((x) => x.mode.startsWith('ptp'))) {
+      expect(mq.work_loop_availability).toBeGreaterThan(p.work_loop_availability);
+      expect(p.work_loop_availability).toBeLessThanOrEqual(0.3);
+    }
+    expect(mq.work_loop_availability).toBeGreaterThanOrEqual(0.7);
+    for (const x of rows) expect(x.test_loop_availability).toBeGreaterThan(0);
+  });
+});
+
+describe('coredirect hang-check', () => {
+  it('reports the hang and exits 0 (the check passed); bad ranks exit 2', async () => {
+    const r = await cli('coredirect', 'hang-check', '--procs', '12', '--absent', '3,9', '--json');
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out) as { hung: number; false_completions: number; pass: boolean };
+    expect(j).toMatchObject({ hung: 10, false_completions: 0, pass: true });
+    const bad = await cli('coredirect', 'hang-check', '--procs', '12', '--absent', '12');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--absent: '12' is not a rank in \[0, 12\)/);
+  });
+});
