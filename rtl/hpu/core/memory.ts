@@ -1,0 +1,47 @@
+/**
+ * The HPU's local memory: instruction memory and scratchpad in one byte-addressed array from
+ * address 0 (the core has separate fetch and data ports onto it, each single-cycle). Read-only
+ * ranges (a program's code) reject stores. Addresses in [extBase, extLimit) belong to memory
+ * outside the core (shared packet buffer, L2, host through DMA): accesses there go through the
+ * core's stall input.
+ */
+export interface MemorySegment {
+  vaddr: number;
+  data: Uint8Array;
+  memsz: number;
+  writable: boolean;
+}
+
+export class HpuMemory {
+  readonly bytes: Uint8Array;
+  readonly s8: Int8Array;
+  readonly s16: Int16Array;
+  readonly u16: Uint16Array;
+  readonly s32: Int32Array;
+  private readonly roLo: number[] = [];
+  private readonly roHi: number[] = [];
+
+  constructor(readonly size: number, segments: readonly MemorySegment[]) {
+    if (!Number.isInteger(size) || size < 4 || size % 4 !== 0) throw new RangeError(`memory size ${size}: expected a positive multiple of 4`);
+    const buf = new ArrayBuffer(size);
+    this.bytes = new Uint8Array(buf);
+    this.s8 = new Int8Array(buf);
+    this.s16 = new Int16Array(buf);
+    this.u16 = new Uint16Array(buf);
+    this.s32 = new Int32Array(buf);
+    for (const s of segments) {
+      if (s.vaddr < 0 || s.vaddr + s.memsz > size) throw new RangeError(`segment 0x${s.vaddr.toString(16)} + ${s.memsz} bytes does not fit in the ${size}-byte HPU memory`);
+      this.bytes.set(s.data, s.vaddr);
+      if (!s.writable) {
+        this.roLo.push(s.vaddr);
+        this.roHi.push(s.vaddr + s.memsz);
+      }
+    }
+  }
+
+  /** True when a store to `addr` would write a read-only range. */
+  readOnly(addr: number): boolean {
+    for (let i = 0; i < this.roLo.length; i++) if (addr >= this.roLo[i]! && addr < this.roHi[i]!) return true;
+    return false;
+  }
+}
