@@ -1,24 +1,37 @@
 /**
- * Fault scenarios (seed 000 section III-E): two jobs share the default 128-host fabric (their
- * hosts interleaved on every leaf switch, so they share every leaf AN); job 1 runs on tree 0
- * (rooted at spine 0), job 2 on tree 1 (spine 1). A fault that hits job 1 is injected at a random
- * time while both run pipelined allreduces. Then:
+ * Fault scenarios (seed 000 section III-E): two jobs share the default 128-host fabric. Job 1 (the
+ * even hosts, on every leaf) runs on tree 0, rooted at spine 0. The other job, job 2, is placed
+ * either on another spine (`other-spine`: the odd hosts of every leaf, tree 1, rooted at spine 1)
+ * or on the same spine (`same-spine`: the odd hosts of the first half of the leaves, on a tree
+ * rooted at spine 0 too). A fault that hits job 1 is injected at a random time while both run
+ * pipelined allreduces. Then:
  * - every member of job 1 must complete every outstanding call (with success or an error) within
  *   a bounded time after the fault is detected;
- * - no AN holds a context or quota of either job after recovery;
- * - job 2 keeps producing correct results.
+ * - no AN holds a context or quota of either job after recovery, and the AM holds no grant of a
+ *   revoked job;
+ * - job 2 keeps producing correct results when the failed part is not in its sub-tree; when it is
+ *   (the same spine, or a link or AN it uses), job 2 is revoked too and none of its calls hangs;
+ * - a new job started afterwards on job 1's hosts, asking for job 1's tree, either completes with
+ *   golden results (the AM put it on a healthy tree) or is refused with an error naming the failed
+ *   part; it never hangs.
  * No timeouts exist anywhere in the model: detection is by the events of the seed.
  */
-import { Rng } from '../../rtl/kernel/index.ts';
+import { Rng, SimulationLimitError } from '../../rtl/kernel/index.ts';
 import { Fabric } from '../../rtl/sharp/fabric.ts';
+import { GroupError, type GroupPlan } from '../../rtl/sharp/trees.ts';
 import { Workload } from './workload.ts';
 
 export const FAULT_SCENARIOS = ['link-down', 'an-failure', 'host-failure', 'corrupt-packet'] as const;
 export type FaultScenario = (typeof FAULT_SCENARIOS)[number];
+export const OTHER_JOB_PLACEMENTS = ['other-spine', 'same-spine'] as const;
+export type OtherJobPlacement = (typeof OTHER_JOB_PLACEMENTS)[number];
 
 export interface FaultReport {
   scenario: FaultScenario;
   seed: number;
+  other_job_placement: OtherJobPlacement;
+  /** the failed part is in job 2's sub-tree (so job 2 must be revoked too, not keep running) */
+  other_job_shares_fault: boolean;
   /** calls made by both jobs */
   operations: number;
   completed_ok: number;
@@ -27,8 +40,13 @@ export interface FaultReport {
   hung: number;
   /** AN contexts still held, plus quota still charged, after recovery */
   leaked_contexts: number;
-  /** job 2 completed every call, each equal to the golden model */
+  /** job 2 completed every call, each equal to the golden model (or, when it shares the failed part: was revoked, nothing hung, every result it did get is golden) */
   other_jobs_ok: boolean;
+  /** operation contexts the AM still grants to revoked jobs after recovery */
+  leaked_grants: number;
+  /** the job started after recovery: completed (golden results), refused (with new_job_detail), hung or wrong */
+  new_job: 'completed' | 'refused' | 'hung' | 'wrong';
+  new_job_detail: string;
   /** cycle the fault was injected and when the AM learned of it */
   fault_cycle: number;
   detected_cycle: number;
@@ -39,18 +57,21 @@ export interface FaultReport {
   affected_results_ok: boolean;
 }
 
-export function runFaultScenario(scenario: FaultScenario, seed: number): FaultReport {
+export function runFaultScenario(scenario: FaultScenario, seed: number, placement: OtherJobPlacement = 'other-spine'): FaultReport {
   const fabric = new Fabric({ hosts: 128 });
   const topo = fabric.topo;
   const rng = new Rng(seed);
   const job1 = topo.hosts.filter((h) => h % 2 === 0);
-  const job2 = topo.hosts.filter((h) => h % 2 === 1);
+  const firstHalf = new Set(topo.leaves.slice(0, topo.leaves.length / 2));
+  const job2 = topo.hosts.filter((h) => h % 2 === 1 && (placement === 'other-spine' || firstHalf.has(topo.leafOf[h]!)));
+  // tree t is rooted at spine t mod spines: tree `spines` shares spine 0 with job 1's tree 0
+  const tree2 = placement === 'other-spine' ? 1 : topo.spines.length;
   const iterations = 12;
   const w = new Workload(
     fabric,
     [
       { job: 1, group: 1, tree: 0, members: job1, op: 'sum', type: 'f32', bytes: 1024, iterations, dist: 'rc', maxOps: 4 },
-      { job: 2, group: 1, tree: 1, members: job2, op: 'sum', type: 'f32', bytes: 1024, iterations, dist: 'rc', maxOps: 4 },
+      { job: 2, group: 1, tree: tree2, members: job2, op: 'sum', type: 'f32', bytes: 1024, iterations, dist: 'rc', maxOps: 4 },
     ],
     { dataSeed: seed, skewSeed: seed ^ 0x5eed, skewMaxNs: 300 },
   );
@@ -60,16 +81,20 @@ export function runFaultScenario(scenario: FaultScenario, seed: number): FaultRe
   const faultAt = start + rng.range(fabric.cycles(500), fabric.cycles(25_000));
   sim.step(faultAt - sim.cycle);
   const root1 = w.outcomes[0]!.plan.root;
+  const plan2 = w.outcomes[1]!.plan;
+  let shares = false;
   switch (scenario) {
     case 'link-down': {
       // a link of job 1's tree: a leaf switch to tree 0's root spine
       const leaves = [...w.outcomes[0]!.plan.ans.keys()].filter((a) => a !== root1);
       const leaf = leaves[rng.int(leaves.length)]!;
       fabric.linkDown(leaf, root1);
+      shares = usesLink(plan2, leaf, root1);
       break;
     }
     case 'an-failure':
       fabric.anFailure(root1);
+      shares = plan2.ans.has(root1);
       break;
     case 'host-failure':
       fabric.hosts[job1[rng.int(job1.length)]!]!.kill(sim.cycle);
@@ -98,6 +123,7 @@ export function runFaultScenario(scenario: FaultScenario, seed: number): FaultRe
   const detected = rec.revokedAt;
   let maxAfter = 0;
   for (const d of w.outcomes[0]!.done) for (const c of d) if (c.status !== 0 && detected >= 0) maxAfter = Math.max(maxAfter, c.done - detected);
+  const newJob = startNewJob(fabric, job1, w.outcomes[0]!.spec.tree, seed);
   let leaked = 0;
   for (const an of fabric.ans.values()) {
     leaked += an.contextsInUse;
@@ -111,21 +137,73 @@ export function runFaultScenario(scenario: FaultScenario, seed: number): FaultRe
   const operations = w.outcomes.reduce((a, o) => a + o.done.reduce((b, d) => b + d.length, 0) + o.hung, 0);
   const errors = o1.errors + o2.errors;
   const ok = w.outcomes.reduce((a, o) => a + o.done.reduce((b, d) => b + d.filter((c) => c.status === 0).length, 0), 0);
+  const revoked2 = (am.jobs.get(2)?.revoked ?? 0) !== 0;
+  const leakedGrants = [1, 2].reduce((a, j) => a + ((am.jobs.get(j)?.revoked ?? 0) !== 0 ? am.grantedTo(j) : 0), 0);
   return {
     scenario,
     seed,
+    other_job_placement: placement,
+    other_job_shares_fault: shares,
     operations,
     completed_ok: ok,
     completed_error: errors,
     hung: o1.hung + o2.hung,
     leaked_contexts: leaked,
-    other_jobs_ok: o2.errors === 0 && o2.hung === 0 && o2.correct === iterations && o2.mismatches.length === 0,
+    other_jobs_ok: shares ? revoked2 && o2.hung === 0 && o2.mismatches.length === 0 : !revoked2 && o2.errors === 0 && o2.hung === 0 && o2.correct === iterations && o2.mismatches.length === 0,
+    leaked_grants: leakedGrants,
+    new_job: newJob.outcome,
+    new_job_detail: newJob.detail,
     fault_cycle: faultAt,
     detected_cycle: detected,
     max_completion_after_detection_cycles: maxAfter,
     bound_cycles: faultBound(fabric),
     affected_results_ok: o1.mismatches.length === 0,
   };
+}
+
+/** The scenario's verdict: the reasons it failed (empty when recovery was correct). */
+export function faultReportProblems(r: FaultReport): string[] {
+  const out: string[] = [];
+  if (r.hung > 0) out.push(`${r.hung} calls hung`);
+  if (r.leaked_contexts > 0) out.push(`${r.leaked_contexts} AN contexts/quota leaked`);
+  if (r.leaked_grants > 0) out.push(`the AM still grants ${r.leaked_grants} contexts to revoked jobs`);
+  if (!r.other_jobs_ok) out.push(r.other_job_shares_fault ? 'the other job shares the failed part but was not cleanly revoked' : 'the other job did not complete correctly');
+  if (!r.affected_results_ok) out.push('a result of the affected job differs from the golden model');
+  if (r.max_completion_after_detection_cycles > r.bound_cycles) out.push(`an error completion took ${r.max_completion_after_detection_cycles} cycles after detection (bound ${r.bound_cycles})`);
+  if (r.new_job === 'hung' || r.new_job === 'wrong') out.push(`the job started after recovery: ${r.new_job}: ${r.new_job_detail}`);
+  return out;
+}
+
+/** Does the group's sub-tree use the link between nodes a and b (an AN and one of its children)? */
+function usesLink(plan: GroupPlan, a: number, b: number): boolean {
+  for (const [an, role] of plan.ans) if ((an === a && role.children.includes(b)) || (an === b && role.children.includes(a))) return true;
+  return false;
+}
+
+/**
+ * After recovery: a new job (job 3) on the given hosts asks for the given tree and runs two
+ * allreduces. It must complete with golden results or be refused with a GroupError; a hang (no
+ * completion within 2 ms of simulated time) or a wrong result is a failure.
+ */
+function startNewJob(fabric: Fabric, members: number[], tree: number, seed: number): { outcome: FaultReport['new_job']; detail: string } {
+  let w: Workload;
+  try {
+    w = new Workload(fabric, [{ job: 3, group: 1, tree, members, op: 'sum', type: 'f32', bytes: 512, iterations: 2, dist: 'rc+ud', maxOps: 4 }], { dataSeed: seed + 3 });
+  } catch (e) {
+    if (e instanceof GroupError) return { outcome: 'refused', detail: e.message };
+    throw e;
+  }
+  try {
+    fabric.sim.runUntil(() => w.finished(), fabric.cycles(2_000_000));
+  } catch (e) {
+    if (!(e instanceof SimulationLimitError)) throw e;
+    w.verify();
+    return { outcome: 'hung', detail: `job 3 on tree ${w.outcomes[0]!.plan.tree}: ${w.outcomes[0]!.hung} calls never completed` };
+  }
+  w.verify();
+  const o = w.outcomes[0]!;
+  const detail = `job 3 on tree ${o.plan.tree} (root ${fabric.topo.nodes[o.plan.root]!.name})`;
+  return o.correct === 2 && o.errors === 0 ? { outcome: 'completed', detail } : { outcome: 'wrong', detail: `${detail}: ${o.correct}/2 golden, ${o.errors} errors` };
 }
 
 /** Detection to completion: one management latency to the hosts plus the library's poll, with slack. */

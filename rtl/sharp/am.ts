@@ -5,7 +5,11 @@
  * multicast forwarding entries for UD result distribution, and handles faults: on an error report
  * from an AN, a port-state event from a switch, a dead process seen by SHArPd or a failed TCA, it
  * notifies every member host of every affected job with an error completion and revokes the job's
- * allocation on every AN (JOB_REVOKE frees its contexts). It never uses timeouts.
+ * allocation on every AN (JOB_REVOKE frees its contexts) and takes back every grant it made for the
+ * job. It remembers what failed (ANs, links, dead processes) and never allocates a group over a
+ * failed part: a group goes on the requested tree when that tree's sub-tree for the group is
+ * healthy and has room, else on the next tree that is, else it is refused with the reason. It
+ * never uses timeouts.
  */
 import { type Channel, Component, NEVER, type Scope } from '../kernel/index.ts';
 import { mcastAddress } from './frame.ts';
@@ -13,7 +17,7 @@ import type { ToAm, ToHost } from './mgmt.ts';
 import { decodePacket, encodePacket, SharpStatus } from './packet/index.ts';
 import type { SharpSwitch } from './switch.ts';
 import type { Topology } from './topology.ts';
-import { buildTree, multicastPorts, planGroup, type GroupPlan, type SharpTree } from './trees.ts';
+import { buildTree, GroupError, MAX_TREES, multicastPorts, planGroup, type GroupPlan, type SharpTree } from './trees.ts';
 
 export interface GroupQuota {
   /** operations a member may have outstanding in the group (default 8) */
@@ -33,6 +37,10 @@ export interface JobRecord {
 
 export const AM_NODE_ID = 0xfffe;
 
+function linkKey(a: number, b: number): string {
+  return a < b ? `${a}-${b}` : `${b}-${a}`;
+}
+
 export class AggregationManager extends Component {
   /** channels to each AN (by switch node id), each host, and from every reporter */
   readonly toAn = new Map<number, Channel<Uint8Array>>();
@@ -45,6 +53,10 @@ export class AggregationManager extends Component {
   /** (AN, job) -> operations and bytes granted there */
   private readonly grants = new Map<string, { ops: number; bytes: number }>();
   readonly events: { at: number; what: string; jobs: number[] }[] = [];
+  /** what the AM learned has failed, with the cycle it learned it: ANs, links (lower-higher node id), hosts whose process died */
+  private readonly failedAns = new Map<number, number>();
+  private readonly downLinks = new Map<string, number>();
+  private readonly deadHosts = new Map<number, number>();
   private readonly cReports;
   private readonly cRevokes;
 
@@ -72,28 +84,40 @@ export class AggregationManager extends Component {
   }
 
   /**
-   * Create a group of a job on a tree: GROUP_CREATE over the untrimmed sub-tree, GROUP_TRIM to the
-   * new root and the ANs above it, JOB_QUOTA updates, multicast entries, and group-ready to every
-   * member. Management messages leave now and arrive after the management latency.
+   * Create a group of a job: GROUP_CREATE over the untrimmed sub-tree, GROUP_TRIM to the new root
+   * and the ANs above it, JOB_QUOTA updates, multicast entries, and group-ready to every member.
+   * `treeId` is the tree asked for; when the group's sub-tree on it uses a failed AN, a down link or
+   * a dead member, or an AN without room for the quota, the next tree (treeId + 1, ... mod 64) that
+   * has none of these is used (the returned plan says which). When no tree can carry the group it
+   * is refused with a GroupError naming what blocks the requested tree; a refusal changes nothing.
+   * Management messages leave now and arrive after the management latency.
    */
   createGroup(job: number, group: number, treeId: number, members: readonly number[], quota: Partial<GroupQuota> = {}): GroupPlan {
     if (!Number.isInteger(job) || job < 1 || job > 0xffff) throw new RangeError(`job id ${job} is not in 1..65535 (the 16-bit job field; job 0 is reserved for reports that name no job)`);
     if (!Number.isInteger(group) || group < 0 || group > 0xffff) throw new RangeError(`group id ${group} does not fit the 16-bit group field (0..65535)`);
     const q: GroupQuota = { maxOps: quota.maxOps ?? 8, maxBytes: quota.maxBytes ?? (quota.maxOps ?? 8) * 256 };
     if (!Number.isInteger(q.maxOps) || q.maxOps < 1 || q.maxOps > 0xffff) throw new RangeError(`group quota maxOps must be in 1..65535, got ${q.maxOps}`);
-    const tree = this.tree(treeId);
-    const plan = planGroup(this.topo, tree, job, group, members);
-    let rec = this.jobs.get(job);
+    this.tree(treeId); // a bad tree id is an error, not a reason to look elsewhere
+    const old = this.jobs.get(job);
+    if (old?.revoked) throw new GroupError(`job ${job} was revoked (status ${old.revoked}) at cycle ${old.revokedAt}; end it before reusing its id`);
+    if (old?.groups.some((g) => g.group === group)) throw new RangeError(`job ${job} already has group ${group}`);
+    let plan: GroupPlan | null = null;
+    let why = '';
+    for (let i = 0; i < MAX_TREES && plan === null; i++) {
+      const p = planGroup(this.topo, this.tree((treeId + i) % MAX_TREES), job, group, members);
+      const blocked = this.blocked(p, q.maxOps);
+      if (!blocked) plan = p;
+      else if (i === 0) why = blocked;
+    }
+    if (plan === null) throw new GroupError(`no SHArP tree can carry group ${group} of job ${job}: on tree ${treeId} ${why}, and every other tree is blocked too`);
+    const tree = this.tree(plan.tree);
+    let rec = old;
     if (!rec) {
       rec = { job, groups: [], quota: new Map(), revoked: 0, revokedAt: -1 };
       this.jobs.set(job, rec);
     }
     // untrimmed sub-tree: the trimmed plan plus the chain of ANs above its root
     const chain = [...plan.trimmed];
-    for (const an of plan.ans.keys()) {
-      if (this.grantedOps(an) + q.maxOps > this.anContexts) throw new RangeError(`AN ${this.topo.nodes[an]!.name} has no room for ${q.maxOps} more operation contexts (capacity ${this.anContexts})`);
-    }
-    if (rec.groups.some((g) => g.group === group)) throw new RangeError(`job ${job} already has group ${group}`);
     for (const [an, role] of plan.ans) {
       const grant = this.grants.get(`${an}/${job}`) ?? { ops: 0, bytes: 0 };
       const ops = grant.ops + q.maxOps;
@@ -105,16 +129,16 @@ export class AggregationManager extends Component {
     for (let i = 0; i < chain.length; i++) {
       const an = chain[i]!;
       const child = i + 1 < chain.length ? chain[i + 1]! : plan.root;
-      this.sendAn(an, encodePacket({ type: 'GROUP_CREATE', job, tree: treeId, group, seq: this.mgmtSeq++, source: AM_NODE_ID, parent: tree.parent.get(an)! < 0 ? null : tree.parent.get(an)!, children: [child] }));
+      this.sendAn(an, encodePacket({ type: 'GROUP_CREATE', job, tree: plan.tree, group, seq: this.mgmtSeq++, source: AM_NODE_ID, parent: tree.parent.get(an)! < 0 ? null : tree.parent.get(an)!, children: [child] }));
     }
     for (const [an, role] of plan.ans) {
       const parent = an === plan.root && chain.length > 0 ? chain[chain.length - 1]! : role.parent;
-      this.sendAn(an, encodePacket({ type: 'GROUP_CREATE', job, tree: treeId, group, seq: this.mgmtSeq++, source: AM_NODE_ID, parent, children: role.children }));
+      this.sendAn(an, encodePacket({ type: 'GROUP_CREATE', job, tree: plan.tree, group, seq: this.mgmtSeq++, source: AM_NODE_ID, parent, children: role.children }));
     }
     // trim: the new root ends the sub-tree, the ANs above drop the group
     if (chain.length > 0) {
       for (const an of [plan.root, ...chain]) {
-        this.sendAn(an, encodePacket({ type: 'GROUP_TRIM', job, tree: treeId, group, seq: this.mgmtSeq++, source: AM_NODE_ID, newRoot: plan.root, level: plan.rootLevel }));
+        this.sendAn(an, encodePacket({ type: 'GROUP_TRIM', job, tree: plan.tree, group, seq: this.mgmtSeq++, source: AM_NODE_ID, newRoot: plan.root, level: plan.rootLevel }));
       }
     }
     // multicast forwarding entries from the root's switch toward the members
@@ -123,7 +147,7 @@ export class AggregationManager extends Component {
     rec.groups.push(plan);
     rec.quota.set(group, q);
     plan.members.forEach((h, rank) => {
-      this.sendHost(h, { kind: 'group-ready', job, group, tree: treeId, rank, size: plan.members.length, mcast, maxOps: q.maxOps, maxBytes: q.maxBytes });
+      this.sendHost(h, { kind: 'group-ready', job, group, tree: plan.tree, rank, size: plan.members.length, mcast, maxOps: q.maxOps, maxBytes: q.maxBytes });
     });
     this.wake(this.sim.cycle);
     return plan;
@@ -136,14 +160,55 @@ export class AggregationManager extends Component {
   endJob(job: number): void {
     const rec = this.jobs.get(job);
     if (!rec) throw new RangeError(`no job ${job}`);
-    const ans = new Set<number>();
-    for (const g of rec.groups) for (const an of [...g.ans.keys(), ...g.trimmed]) ans.add(an);
-    for (const an of ans) {
-      this.sendAn(an, encodePacket({ type: 'JOB_REVOKE', job, seq: this.mgmtSeq++, source: AM_NODE_ID }));
-      this.grants.delete(`${an}/${job}`);
-    }
+    for (const an of this.jobAns(rec)) this.sendAn(an, encodePacket({ type: 'JOB_REVOKE', job, seq: this.mgmtSeq++, source: AM_NODE_ID }));
+    this.release(rec);
     this.jobs.delete(job);
     this.wake(this.sim.cycle);
+  }
+
+  /** Every AN a job's groups use, trimmed ones included. */
+  private jobAns(rec: JobRecord): Set<number> {
+    const ans = new Set<number>();
+    for (const g of rec.groups) for (const an of [...g.ans.keys(), ...g.trimmed]) ans.add(an);
+    return ans;
+  }
+
+  /** Take back every grant of a job and its multicast forwarding entries. */
+  private release(rec: JobRecord): void {
+    for (const an of this.jobAns(rec)) this.grants.delete(`${an}/${rec.job}`);
+    for (const g of rec.groups) {
+      const mcast = mcastAddress(rec.job, g.group);
+      for (const sw of this.switches.values()) sw.mft.delete(mcast);
+    }
+  }
+
+  /** Operation contexts granted to a job over all ANs (0 once it ended or was revoked). */
+  grantedTo(job: number): number {
+    let s = 0;
+    for (const [k, g] of this.grants) if (k.endsWith(`/${job}`)) s += g.ops;
+    return s;
+  }
+
+  /**
+   * Why a group plan cannot be allocated ('' when it can): a member whose process died, a failed AN
+   * or a down AN-to-child link in its sub-tree, or an AN without room for `maxOps` more contexts.
+   */
+  private blocked(plan: GroupPlan, maxOps: number): string {
+    const name = (n: number): string => this.topo.nodes[n]!.name;
+    for (const h of plan.members) {
+      const at = this.deadHosts.get(h);
+      if (at !== undefined) return `the process on ${name(h)} died (reported at cycle ${at})`;
+    }
+    for (const [an, role] of plan.ans) {
+      const at = this.failedAns.get(an);
+      if (at !== undefined) return `the aggregation node of ${name(an)} failed (reported at cycle ${at})`;
+      for (const c of role.children) {
+        const down = this.downLinks.get(linkKey(an, c));
+        if (down !== undefined) return `the link ${name(an)}-${name(c)} is down (reported at cycle ${down})`;
+      }
+    }
+    for (const an of plan.ans.keys()) if (this.grantedOps(an) + maxOps > this.anContexts) return `AN ${name(an)} has no room for ${maxOps} more operation contexts (capacity ${this.anContexts})`;
+    return '';
   }
 
   /** Operation contexts granted at an AN over all jobs: end-to-end resource availability. */
@@ -185,6 +250,11 @@ export class AggregationManager extends Component {
       this.revokeJobs([r.job], r.status, t, `AN ${m.from} reported status ${r.status} for job ${r.job}`);
       return;
     }
+    if (m.event === 'link-down') {
+      if (!this.downLinks.has(linkKey(m.node, m.peer))) this.downLinks.set(linkKey(m.node, m.peer), t);
+    } else if (m.event === 'node-failure') {
+      if (!this.failedAns.has(m.node)) this.failedAns.set(m.node, t);
+    } else if (!this.deadHosts.has(m.node)) this.deadHosts.set(m.node, t);
     const affected: number[] = [];
     for (const rec of this.jobs.values()) {
       if (rec.revoked) continue;
@@ -215,15 +285,11 @@ export class AggregationManager extends Component {
       rec.revokedAt = t;
       done.push(job);
       this.cRevokes.inc();
-      const ans = new Set<number>();
       const hosts = new Set<number>();
-      for (const g of rec.groups) {
-        for (const an of g.ans.keys()) ans.add(an);
-        for (const an of g.trimmed) ans.add(an);
-        for (const h of g.members) hosts.add(h);
-      }
+      for (const g of rec.groups) for (const h of g.members) hosts.add(h);
       for (const h of hosts) this.sendHost(h, { kind: 'job-error', job, status });
-      for (const an of ans) this.sendAn(an, encodePacket({ type: 'JOB_REVOKE', job, seq: this.mgmtSeq++, source: AM_NODE_ID }));
+      for (const an of this.jobAns(rec)) this.sendAn(an, encodePacket({ type: 'JOB_REVOKE', job, seq: this.mgmtSeq++, source: AM_NODE_ID }));
+      this.release(rec);
     }
     this.events.push({ at: t, what: why, jobs: done });
   }
