@@ -508,3 +508,72 @@ describe('ATC results do not depend on activity skipping or evaluation order', (
     );
   });
 });
+
+// ---------------------------------------------------------------- fairness (issue 10 item 7)
+
+/**
+ * Drive an ATC with a hit stream (one lookup per cycle whenever the request channel has room) and
+ * misses among them; the consumer pops every cycle. Returns, per miss/merged/fault response, the
+ * cycles from its fill being accepted to its response being pushed, and the ATC.
+ */
+function hitStream(o: { cycles: number; missEvery: (c: number) => boolean; missPage: (c: number) => number; hot: number[]; mshrs: number; targets: number; seed: number }) {
+  const sim = new Simulator();
+  const { atc } = buildAtcWithHost(sim, { entries: 256, ways: 4, mshrs: o.mshrs, mshrTargets: o.targets }, { readLatency: 12, jitter: 6, seed: o.seed });
+  const fillAt = new Map<string, number>();
+  atc.monitor = { fill: (t, page, asid) => void fillAt.set(`${asid}:${page}`, t) };
+  const waits: number[] = [];
+  let tag = 0;
+  const push = (page: number): void => {
+    const r = new AtcReq();
+    r.tag = tag++;
+    r.va = page * 4096;
+    atc.req.push(r);
+  };
+  // warm the hot pages
+  for (const p of o.hot) {
+    push(p);
+    sim.runUntil(() => atc.resp.canPop(), 1000);
+    atc.resp.pop();
+  }
+  let k = 0;
+  const take = (): void => {
+    while (atc.resp.canPop()) {
+      const r = atc.resp.pop();
+      if (r.status === ATC_MISS || r.status === ATC_MERGED || r.status === ATC_FAULT) waits.push(r.doneCycle - 1 - fillAt.get(`${r.asid}:${Math.floor(r.va / 4096)}`)!);
+    }
+  };
+  for (let c = 0; c < o.cycles; c++) {
+    if (atc.req.canPush()) push(o.missEvery(c) ? o.missPage(c) : o.hot[k++ % o.hot.length]!);
+    sim.step(1);
+    take();
+  }
+  for (let i = 0; i < 5000 && atc.inFlight + (atc.req.canPop() ? 1 : 0) > 0; i++) {
+    sim.step(1);
+    take();
+  }
+  return { atc, waits };
+}
+
+describe('ATC fairness: a miss response cannot be starved by hits (issue 10 item 7)', () => {
+  it('under a hit every cycle, each fill is answered within 1 cycle (nothing queued ahead of it)', () => {
+    const { atc, waits } = hitStream({ cycles: 3000, missEvery: (c) => c % 97 === 50, missPage: (c) => 1000 + c, hot: [1, 2, 3], mshrs: 16, targets: 8, seed: 1 });
+    expect(waits.length).toBeGreaterThan(25);
+    expect(Math.max(...waits)).toBeLessThanOrEqual(1);
+    expect(atc.stats.drainTurnCycles.value).toBeGreaterThan(0);
+  });
+
+  it('property: with a hit offered every cycle, every waiter is answered within 2 x mshrs x targets - 1 cycles of its fill', () => {
+    fc.assert(
+      fc.property(
+        fc.record({ mshrs: fc.integer({ min: 1, max: 4 }), targets: fc.integer({ min: 1, max: 4 }), period: fc.integer({ min: 2, max: 9 }), pages: fc.integer({ min: 1, max: 6 }), seed: fc.nat() }),
+        (p) => {
+          const { waits } = hitStream({ cycles: 600, missEvery: (c) => c % p.period === 0, missPage: (c) => 500 + ((c * 7) % (p.pages * 64)), hot: [1, 2], mshrs: p.mshrs, targets: p.targets, seed: p.seed });
+          const bound = 2 * p.mshrs * p.targets - 1;
+          expect(waits.length).toBeGreaterThan(0);
+          for (const w of waits) expect(w).toBeLessThanOrEqual(bound);
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+});

@@ -34,6 +34,8 @@ export interface AtcMonitor {
   refreshStart?(t: number, base: number, top: number, id: number, mode: string, cycles: number): void;
   /** the refresh-done register is written in cycle t (visible from t + 1) */
   refreshDone?(t: number, id: number): void;
+  /** a fill for (asid, page) was accepted (not stale): its waiters drain from now on; `fault` when the ATT entry is invalid */
+  fill?(t: number, page: number, asid: number, fault: boolean): void;
   /** a fill came back for a stale MSHR: dropped, the read is sent again */
   staleFill?(t: number, page: number): void;
 }
@@ -50,7 +52,10 @@ export interface FillPorts {
  *
  * 1. Output: a request at the end of the hit pipeline (hit, bypass, buffer hit/fault, error) is
  *    pushed to `resp`; if `resp` is full the whole hit pipeline stalls for the cycle and no
- *    request is accepted.
+ *    request is accepted. Fairness: when the drain_turn register is set (last cycle a miss waiter
+ *    was ready but a hit took the port) and a waiter is ready, the hit pipeline holds for the cycle
+ *    instead (no request accepted) and step 7 answers the waiter; so hits and drains alternate
+ *    while both are ready, and a fill's waiters cannot be starved by a stream of hits.
  * 2. Refresh start: a refresh request is popped when the engine is idle (stale-marks MSHRs).
  * 3. Lookup stage (the accept cycle a): the head request is looked up in the tags (one set, all
  *    ways). A hit updates the replacement state and enters the hit pipeline; its response is pushed
@@ -65,7 +70,8 @@ export interface FillPorts {
  *    channel has room: a miss accepted in cycle a is visible as a response in a + readLatency + 1
  *    at the earliest (fill visible in a + readLatency, first waiter pushed that cycle).
  * 7. Drain: one waiter of the oldest draining MSHR is answered in a cycle the output is not used
- *    by step 1; the MSHR is freed with its last waiter.
+ *    by step 1; the MSHR is freed with its last waiter. drain_turn is set for the next cycle when
+ *    a waiter is ready and step 1 used the port, else cleared.
  * 8. Refresh step: one probe/sweep unit; the refresh-done register is written with the last one.
  *
  * Arrays are read and written in that order within a cycle, which is the hardware's port
@@ -84,6 +90,8 @@ export class Atc extends Component {
   readonly preloadIn: Channel<PreloadWrite>;
   /** global register: number of refreshes completed (a refresh with id k is done when this is >= k) */
   readonly refreshDone: Reg;
+  /** fairness register: 1 when a miss waiter was ready but a hit took the output port last cycle */
+  readonly drainTurn: Reg;
   readonly tags: TagArray;
   readonly repl: ReplacementState;
   readonly mshr: MshrFile;
@@ -114,6 +122,7 @@ export class Atc extends Component {
     errors: Counter;
     mshrStallCycles: Counter;
     outputStallCycles: Counter;
+    drainTurnCycles: Counter;
     refreshes: Counter;
     refreshCycles: Counter;
     badRefreshes: Counter;
@@ -137,6 +146,7 @@ export class Atc extends Component {
     this.memReq = fill.req.bindProducer(this);
     this.memResp = fill.resp.bindConsumer(this);
     this.refreshDone = new Reg(this, 'refresh_done', 32, 0);
+    this.drainTurn = new Reg(this, 'drain_turn', 1, 0);
     this.tags = new TagArray(this.sets, c.ways);
     this.repl = makeReplacement(c.replacement, this.sets, c.ways);
     this.mshr = new MshrFile(c.mshrs, c.mshrTargets);
@@ -156,6 +166,7 @@ export class Atc extends Component {
       errors: this.counter('bad_requests'),
       mshrStallCycles: this.counter('mshr_stall_cycles'),
       outputStallCycles: this.counter('output_stall_cycles'),
+      drainTurnCycles: this.counter('drain_turn_cycles'),
       refreshes: this.counter('refreshes'),
       refreshCycles: this.counter('refresh_cycles'),
       badRefreshes: this.counter('bad_refreshes'),
@@ -221,16 +232,25 @@ export class Atc extends Component {
   tick(t: number): number {
     const pipe = this.pipe;
     // 1. hit pipeline output (priority over miss drains)
+    // output port arbitration (the fairness rule): the hit pipeline has priority, except in a cycle
+    // after one in which a miss waiter was ready and the hit pipeline took the port: then the
+    // waiter goes first and the hit pipeline holds for the cycle (drain_turn)
     let outUsed = false;
     let stalled = false;
+    let yielded = false;
     if (pipe.valid()) {
-      if (this.resp.canPush()) {
-        this.respond(t, pipe.take());
-        outUsed = true;
-      } else {
+      if (!this.resp.canPush()) {
         pipe.stall();
         stalled = true;
         this.stats.outputStallCycles.inc();
+      } else if (this.drainTurn.q === 1 && this.drainN > 0) {
+        pipe.stall();
+        stalled = true;
+        yielded = true;
+        this.stats.drainTurnCycles.inc();
+      } else {
+        this.respond(t, pipe.take());
+        outUsed = true;
       }
     }
     // 2. refresh start
@@ -255,7 +275,10 @@ export class Atc extends Component {
     if (this.needIssue > 0 && this.memReq.canPush()) this.issue();
     // 7. drain one waiter
     let freed = false;
-    if (!outUsed && !stalled && this.drainN > 0 && this.resp.canPush()) freed = this.drainOne(t);
+    if (!outUsed && (!stalled || yielded) && this.drainN > 0 && this.resp.canPush()) freed = this.drainOne(t);
+    // a waiter that was ready but found the port taken by a hit goes first next cycle
+    const owed = outUsed && this.drainN > 0 ? 1 : 0;
+    if (owed !== this.drainTurn.q) this.drainTurn.d = owed;
     // 8. refresh step
     if (rf.active && rf.step(t, this.monitor)) {
       this.refreshDone.d = (this.refreshDone.q + 1) >>> 0;
@@ -385,6 +408,7 @@ export class Atc extends Component {
       return;
     }
     this.stats.fills.inc();
+    if (mon !== null && mon.fill) mon.fill(t, page, mshr.asid[m]!, valid !== 1);
     if (valid === 1) this.install(t, page, mshr.asid[m]!, pfn);
     mshr.state[m] = MSHR_DRAINING;
     mshr.fillPfn[m] = pfn;
