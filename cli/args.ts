@@ -42,6 +42,18 @@ export type FlagValues = Record<string, string | number | boolean | string[] | u
 export interface CommandIO {
   out(text: string): void;
   err(text: string): void;
+  /** stderr when it is a terminal (progress bars are drawn on it); absent: progress as lines through err() */
+  errTTY?: NodeJS.WriteStream;
+  /** milliseconds between progress lines (default cli/progress.ts PROGRESS_LINE_INTERVAL_MS) */
+  progressIntervalMs?: number;
+}
+
+/** A check that failed in a way best said in one line (exit 1, the message on stderr). */
+export class CheckFailed extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CheckFailed';
+  }
 }
 
 export interface CommandSpec {

@@ -1,7 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { checkOutputs, commandHelp, type CommandIO, type CommandSpec, parseFlags, UsageError } from './args.ts';
+import { CheckFailed, checkOutputs, commandHelp, type CommandIO, type CommandSpec, parseFlags, UsageError } from './args.ts';
+import { SimulationLimitError } from '../rtl/kernel/simulator.ts';
 import { InputError } from '../rtl/kernel/errors.ts';
 
 /** Commands live in cli/commands/*.ts, each exporting `commands: CommandSpec[]`; they are discovered here. */
@@ -76,6 +77,14 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
       io.err(`netoffload: ${e.message}\n`);
       return 2;
     }
+    if (e instanceof CheckFailed) {
+      io.err(`netoffload: ${e.message}\n`);
+      return 1;
+    }
+    if (e instanceof SimulationLimitError) {
+      io.err(`netoffload: the simulation reached its cycle limit: ${e.message}\n`);
+      return 1;
+    }
     const err = e as Error;
     io.err(`netoffload: internal error: ${err?.message ?? String(e)}\n`);
     if (process.env.NETOFFLOAD_DEBUG) io.err(`${err?.stack ?? ''}\n`);
@@ -86,6 +95,7 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
 export const stdio: CommandIO = {
   out: (t) => process.stdout.write(t),
   err: (t) => process.stderr.write(t),
+  errTTY: process.stderr.isTTY ? process.stderr : undefined,
 };
 
 const invoked = process.argv[1] ? pathToFileURL(process.argv[1]).href : '';

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { bool, type CommandSpec, num, optStr, str, UsageError } from '../args.ts';
+import { withProgress } from '../progress.ts';
 import { AluError, DATA_TYPES, elementBytes, OPS, validateHeader, type DataType, type Op } from '../../rtl/sharp/alu/types.ts';
 import { Fabric } from '../../rtl/sharp/fabric.ts';
 import { DEFAULT_TIMING, FITTED } from '../../rtl/sharp/params.ts';
@@ -83,6 +84,7 @@ host received is hashed into result_sha256, which --skew-seed never changes.`,
       { name: 'skew-ns', type: 'number', default: 500, min: 0, max: 1e6, help: 'largest host skew per call' },
       { name: 'iterations', type: 'int', default: 10, min: 1, max: 100000, help: 'measured iterations' },
       { name: 'data-seed', type: 'int', default: 7, min: 0, max: 0xffffffff, help: 'seed of the operands' },
+      { name: 'max-cycles', type: 'int', default: 50_000_000, min: 1, max: 1e15, help: 'simulated-cycle cap of the run; reaching it fails the run (exit 1)' },
       { name: 'vcd', type: 'string', output: true, help: 'write a VCD of the aggregation nodes of the group' },
     ],
     run(f, io) {
@@ -94,10 +96,10 @@ host received is hashed into result_sha256, which --skew-seed never changes.`,
       if (bytes % elem !== 0) throw new UsageError(`--bytes ${bytes} is not a multiple of the ${type} ${op} element size (${elem} bytes)`);
       if (validateHeader(type, op, 0, 1, 'i32') === AluError.TYPE_OP) throw new UsageError(`--op ${op} is not defined for --type ${type}`);
       const fabric = new Fabric(hosts <= 128 ? { hosts: 128 } : { topology: largeSpec(hosts) });
-      const r = runAllreduce({
+      const r = withProgress(io, { label: 'sharp allreduce', total: hosts * (num(f, 'iterations') + 2), unit: 'calls', capFlag: '--max-cycles', cap: num(f, 'max-cycles') }, (update) => runAllreduce({
         fabric, hosts, bytes, op, type, dist: str(f, 'dist') as DistMode,
-        skewSeed: num(f, 'skew-seed'), skewMaxNs: num(f, 'skew-ns'), iterations: num(f, 'iterations'), dataSeed: num(f, 'data-seed'), vcd: optStr(f, 'vcd'),
-      });
+        skewSeed: num(f, 'skew-seed'), skewMaxNs: num(f, 'skew-ns'), iterations: num(f, 'iterations'), dataSeed: num(f, 'data-seed'), vcd: optStr(f, 'vcd'), maxCycles: num(f, 'max-cycles'), onProgress: update,
+      }));
       const out = { hosts: r.hosts, bytes: r.bytes, latency_us: Number(r.latency_us.toFixed(4)), cycles: r.cycles, ok: r.ok, result_sha256: r.result_sha256 };
       if (bool(f, 'json')) io.out(JSON.stringify(out) + '\n');
       else {

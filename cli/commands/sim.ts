@@ -1,4 +1,7 @@
 import { bool, type CommandSpec, num, optStr } from '../args.ts';
+import { withProgress } from '../progress.ts';
+
+const RING_CHUNK = 1 << 16;
 import { buildRing } from '../../rtl/examples/ring.ts';
 import { fileSink, LineTracer, VcdTracer } from '../../rtl/kernel/index.ts';
 
@@ -21,7 +24,14 @@ stage 0, which checks every one equals its emitted value + N. Optional VCD (GTKW
       const vcd = optStr(f, 'vcd');
       if (vcd !== undefined) new VcdTracer(ring.sim, fileSink(vcd));
       if (bool(f, 'trace')) new LineTracer(ring.sim, { write: (t) => io.out(t), close: () => {} });
-      ring.sim.step(num(f, 'cycles'));
+      const cycles = num(f, 'cycles');
+      withProgress(io, { label: 'sim ring', total: cycles, unit: 'cycles' }, (update) => {
+        // in chunks, so that a long run shows progress (the chunking does not change the simulation)
+        for (let done = 0; done < cycles; done = ring.sim.cycle) {
+          ring.sim.step(Math.min(RING_CHUNK, cycles - done));
+          update(ring.sim.cycle);
+        }
+      });
       ring.sim.closeTraces();
       const s = ring.source;
       const out = { stages: num(f, 'stages'), cycles: ring.sim.cycle, emitted: s.emitted, received: s.received, errors: s.errors, ok: s.errors === 0 };

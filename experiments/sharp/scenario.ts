@@ -9,6 +9,7 @@ import { Rng, VcdTracer, fileSink } from '../../rtl/kernel/index.ts';
 import { seedIdOf } from '../../rtl/sharp/an.ts';
 import { type DataType, elementBytes, type IndexType, isFloat, type Op, type Rounding, TYPE_BYTES } from '../../rtl/sharp/alu/types.ts';
 import { Fabric, type FabricConfig } from '../../rtl/sharp/fabric.ts';
+import { runUntilReporting } from '../run-reporting.ts';
 import type { Completion } from '../../rtl/sharp/host.ts';
 import type { DistMode } from '../../rtl/sharp/packet/index.ts';
 import type { GroupPlan } from '../../rtl/sharp/trees.ts';
@@ -81,6 +82,10 @@ export interface AllreduceOptions {
   tree?: number;
   maxOps?: number;
   vcd?: string;
+  /** simulated-cycle cap of the whole loop (default 50,000,000): SimulationLimitError when reached */
+  maxCycles?: number;
+  /** progress: called as calls complete and between chunks of simulated cycles with (calls completed, calls in the run) */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface AllreduceReport {
@@ -133,17 +138,22 @@ export function runAllreduce(o: AllreduceOptions): AllreduceReport {
   let measuredStart = -1;
   let measuredEnd = -1;
   const dist = o.dist ?? 'rc';
+  const calls = members.length * total;
+  let completed = 0;
+  const report = o.onProgress ? () => o.onProgress!(completed, calls) : undefined;
   members.forEach((h, rank) => {
     const host = fabric.hosts[h]!;
     const callIter = (i: number, at: number): void => {
       host.call(at + (skewMax > 0 ? skewRng.int(skewMax + 1) : 0), { job, group, op, type, rounding: o.rounding, count, data: operands[i]!.get(h)!, dist, targetKind: 'all' }, (c) => {
         done[rank]!.push(c);
+        completed++;
+        report?.();
         if (i + 1 < total) callIter(i + 1, c.done);
       });
     };
     callIter(0, sim.cycle);
   });
-  sim.runUntil(() => done.every((d) => d.length === total), 50_000_000);
+  runUntilReporting(sim, () => completed === calls, o.maxCycles ?? 50_000_000, report);
   sim.closeTraces();
   // latency: average over members of the measured iterations' call-to-completion times
   let sum = 0;
