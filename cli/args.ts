@@ -1,10 +1,13 @@
 /**
- * Command-line parsing for `netoffload <command> [flags]`: every command declares its flags;
- * unknown commands, unknown flags and bad values raise UsageError (exit 2, one message, no stack).
+ * Command-line parsing for `netoffload <command> [flags]`: every command declares its flags
+ * (CommandSpec, FlagSpec: the API cli/commands/*.ts use); commander tokenizes the command line
+ * (parseFlags); unknown commands, unknown flags and bad values raise UsageError (exit 2, one
+ * message, no stack).
  */
 
 import { closeSync, openSync, type Stats, statSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { Command, CommanderError, Option } from 'commander';
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -111,34 +114,74 @@ function parseValue(spec: FlagSpec, raw: string): string | number | boolean | st
   }
 }
 
-/** Parse `args` (the words after the command path) against the command's flags. */
+/**
+ * Parse `args` (the words after the command path) against the command's flags, with commander
+ * (https://github.com/tj/commander.js) doing the tokenizing: long flags with a separate or
+ * `=`-joined value, boolean flags, the optional positional argument, `--` ending the flags.
+ * Values are checked by parseValue above (types, choices, bounds) and every problem is a
+ * UsageError with a one-line message. The command-definition API (CommandSpec, FlagSpec) is the
+ * project's own and unchanged; commander is an implementation detail of this function.
+ */
 export function parseFlags(cmd: CommandSpec, args: string[]): FlagValues {
   const specs = withJson(cmd.flags);
-  const byName = new Map(specs.map((f) => [f.name, f]));
-  const out: FlagValues = {};
+  const where = cmd.path.join(' ');
+  const program = new Command(where)
+    .exitOverride()
+    .helpOption(false)
+    .allowExcessArguments(false)
+    .configureOutput({ writeOut: () => {}, writeErr: () => {}, outputError: () => {} });
+  const seen = new Map<string, number>();
+  const options = new Map<string, Option>();
+  for (const spec of specs) {
+    // a bool flag is a plain switch; commander's "--no-x negates x" reading is not ours: the
+    // switch is registered under a neutral name and renamed in messages
+    const opt = spec.type === 'bool' ? new Option(`--${spec.name}`, spec.help) : new Option(`--${spec.name} <${spec.type}>`, spec.help).argParser((raw: string) => parseValue(spec, raw));
+    program.addOption(opt);
+    options.set(spec.name, opt);
+    program.on(`option:${opt.name()}`, () => {
+      const n = (seen.get(spec.name) ?? 0) + 1;
+      if (n > 1) throw new UsageError(`--${spec.name} given twice`);
+      seen.set(spec.name, n);
+    });
+  }
+  if (cmd.positional !== undefined) program.argument(`[${cmd.positional}]`);
+  // `--flag=true|false|1|0` for a bool flag: the value is read here, commander sees the switch or nothing
+  const argv: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (!a.startsWith('--')) {
-      const pos = cmd.positional;
-      if (pos === undefined || out[pos] !== undefined) throw new UsageError(`unexpected argument '${a}' (flags start with --; see netoffload ${cmd.path.join(' ')} --help)`);
-      out[pos] = parseValue(byName.get(pos)!, a);
+    if (a === '--') {
+      argv.push(...args.slice(i));
+      break;
+    }
+    const m = /^--([^=]+)=(.*)$/s.exec(a);
+    const spec = m ? specs.find((f) => f.name === m[1]) : undefined;
+    if (m && spec?.type === 'bool') {
+      if (parseValue(spec, m[2]!) === true) argv.push(`--${spec.name}`);
+      else if (seen.has(spec.name)) throw new UsageError(`--${spec.name} given twice`);
+      else seen.set(spec.name, 1);
       continue;
     }
-    const eq = a.indexOf('=');
-    const name = eq >= 0 ? a.slice(2, eq) : a.slice(2);
-    const spec = byName.get(name);
-    if (!spec) throw new UsageError(`unknown flag --${name} for '${cmd.path.join(' ')}' (flags: ${specs.map((f) => '--' + f.name).join(' ')})`);
-    let raw: string;
-    if (eq >= 0) raw = a.slice(eq + 1);
-    else if (spec.type === 'bool') raw = 'true';
-    else {
-      const next = args[i + 1];
-      if (next === undefined || (next.startsWith('--') && next.length > 2)) throw new UsageError(`--${name} needs a value`);
-      raw = next;
-      i++;
-    }
-    if (out[name] !== undefined) throw new UsageError(`--${name} given twice`);
-    out[name] = parseValue(spec, raw);
+    argv.push(a);
+  }
+  try {
+    program.parse(argv, { from: 'user' });
+  } catch (e) {
+    if (e instanceof CommanderError) throw new UsageError(commanderMessage(e, cmd, specs));
+    throw e;
+  }
+  const out: FlagValues = {};
+  for (const spec of specs) {
+    const opt = options.get(spec.name)!;
+    const key = opt.attributeName();
+    if (program.getOptionValueSource(key) !== 'cli') continue;
+    out[spec.name] = spec.type === 'bool' ? true : (program.getOptionValue(key) as FlagValues[string]);
+  }
+  // a bool flag given as --x=false counts as given (false)
+  for (const spec of specs) if (spec.type === 'bool' && seen.has(spec.name) && out[spec.name] === undefined) out[spec.name] = false;
+  if (cmd.positional !== undefined && program.args.length > 0) {
+    const raw = program.args[0]!;
+    if (out[cmd.positional] !== undefined) throw new UsageError(`unexpected argument '${raw}' (--${cmd.positional} is given already; see netoffload ${where} --help)`);
+    out[cmd.positional] = parseValue(specs.find((f) => f.name === cmd.positional)!, raw);
   }
   for (const spec of specs) {
     if (out[spec.name] === undefined) {
@@ -148,6 +191,25 @@ export function parseFlags(cmd: CommandSpec, args: string[]): FlagValues {
     }
   }
   return out;
+}
+
+/** commander's error as this CLI's one-line message. */
+function commanderMessage(e: CommanderError, cmd: CommandSpec, specs: FlagSpec[]): string {
+  const where = cmd.path.join(' ');
+  const quoted = /'([^']*)'/.exec(e.message)?.[1] ?? '';
+  switch (e.code) {
+    case 'commander.unknownOption': {
+      const name = quoted.replace(/=.*$/, '');
+      const hint = /Did you mean (\S+)\?/.exec(e.message)?.[1];
+      return `unknown flag ${name} for '${where}'${hint ? ` (did you mean ${hint}?)` : ''} (flags: ${specs.map((f) => '--' + f.name).join(' ')})`;
+    }
+    case 'commander.optionMissingArgument':
+      return `${quoted.split(' ')[0]} needs a value`;
+    case 'commander.excessArguments':
+      return `${e.message.replace(/^error: /, '').replace(/\.$/, '')} (flags start with --; see netoffload ${where} --help)`;
+    default:
+      return e.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
+  }
 }
 
 /** Width of --help text and the column its descriptions start at. */
