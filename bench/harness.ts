@@ -37,6 +37,14 @@ export async function rate(name: string, chunk: () => number, opts: { time?: num
   return { perSecond: units / (r.latency.p50 / 1000), samples: r.latency.samplesCount };
 }
 
+/** Median of `xs` (the mean of the two middle values for an even count). */
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) throw new RangeError('median of no values');
+  const s = [...xs].sort((a, b) => a - b);
+  const h = s.length >> 1;
+  return s.length % 2 === 1 ? s[h]! : (s[h - 1]! + s[h]!) / 2;
+}
+
 export function heapUsedMiB(): number {
   return process.memoryUsage().heapUsed / 1048576;
 }

@@ -4,7 +4,7 @@
  * `--quick` shortens every measurement (used by the test that keeps the suites runnable).
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BenchSuite, Figure } from './harness.ts';
@@ -39,6 +39,8 @@ async function main(): Promise<void> {
   const names = args.filter((a) => !a.startsWith('--'));
   const suites = (await loadSuites()).filter((s) => names.length === 0 || names.includes(s.name));
   if (names.length > 0 && suites.length !== names.length) throw new Error(`unknown suite in ${names.join(', ')}`);
+  const load0 = loadavg()[0]!;
+  process.stdout.write(`load average (1 min) at the start: ${load0.toFixed(2)} on ${cpus().length} cores\n`);
   const results: Record<string, Figure[]> = {};
   for (const s of suites) {
     process.stdout.write(`\n== ${s.name} ==\n`);
@@ -55,7 +57,8 @@ async function main(): Promise<void> {
   const file = join(here, 'results.json');
   const kept = names.length > 0 && existsSync(file) ? ((JSON.parse(readFileSync(file, 'utf8')) as { suites?: Record<string, Figure[]> }).suites ?? {}) : {};
   const out = {
-    machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version },
+    // the load of the machine while this run measured (figures of suites kept from earlier runs were measured under their own)
+    machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, load_average_1min: { start: Number(load0.toFixed(2)), end: Number(loadavg()[0]!.toFixed(2)) }, suites_measured: suites.map((s) => s.name) },
     quick,
     suites: { ...kept, ...results },
   };
