@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { type Json, parse, serialize } from '../../vectors/format.ts';
 import { checkFile, generateFile, getBlock } from '../../vectors/registry.ts';
+import { Atc, type AtcReq } from '../../rtl/nic/atc/index.ts';
+import { MemChecker, type MemCheckReq } from '../../rtl/nic/memcheck/index.ts';
 
 const golden = join(dirname(fileURLToPath(import.meta.url)), '../../vectors/golden');
 
@@ -69,5 +71,126 @@ describe('vectors for other configurations generate and replay', () => {
     expect(() => atc.parseConfig({ colour: 1 })).toThrow(/unknown field 'colour'/);
     const mc = await getBlock('memcheck');
     expect(() => mc.parseConfig({ sources: 'five' as unknown as number })).toThrow(/config.sources must be an integer/);
+  });
+});
+
+describe('replayers judge from the vector and what they observe (issue 10 item 3)', () => {
+  const load = (name: string) => {
+    const path = join(golden, `${name}.jsonl`);
+    return { path, text: readFileSync(path, 'utf8') };
+  };
+
+  it.each(['atc', 'memcheck'])('%s: an unknown or a missing record field is an input error naming the line', async (name) => {
+    const { path, text } = load(name);
+    const extra = parse(text, path);
+    extra.records[5]!.in.colour = 'red';
+    await expect(checkFile(extra)).rejects.toThrow(/^line 7: unknown field in\.colour/);
+    const extraOut = parse(text, path);
+    extraOut.records[9]!.out.bonus = 1;
+    await expect(checkFile(extraOut)).rejects.toThrow(/^line 11: unknown field out\.bonus/);
+    const missing = parse(text, path);
+    const rec = missing.records.find((r) => (name === 'atc' ? r.in.op === 'lookup' : r.in.op === 'check'))!;
+    delete rec.out.status;
+    delete rec.out.reason;
+    await expect(checkFile(missing)).rejects.toThrow(new RegExp(`^line ${rec.id + 2}: missing field out\\.(status|reason)`));
+  });
+
+  /** Make the ATC under test answer one cycle late while its doneCycle field claims the documented cycle. */
+  function withLateAtc<T>(f: () => Promise<T>): Promise<T> {
+    type P = { respond(t: number, r: AtcReq): void; tick(t: number): number; resp: { push(r: AtcReq): void }; __late?: AtcReq[] };
+    const proto = Atc.prototype as unknown as P;
+    const respond = proto.respond;
+    const tick = proto.tick;
+    proto.respond = function (this: P, t: number, r: AtcReq) {
+      r.doneCycle = t + 1; // the claim
+      (this.__late ??= []).push(r); // pushed next cycle: visible one cycle later than claimed
+    };
+    proto.tick = function (this: P, t: number) {
+      const q = this.__late;
+      if (q && q.length > 0) for (const r of q.splice(0)) this.resp.push(r);
+      const n = tick.call(this, t);
+      return this.__late && this.__late.length > 0 ? Math.min(n, t + 1) : n;
+    };
+    return f().finally(() => {
+      proto.respond = respond;
+      proto.tick = tick;
+    });
+  }
+
+  it('atc: a response visible later than the vector says fails, even when the RTL reports the expected cycle', async () => {
+    const { path, text } = load('atc');
+    const res = await withLateAtc(() => checkFile(parse(text, path)));
+    expect(res.failed).toBeGreaterThan(100);
+    expect(res.failures[0]!.mismatches.join(' ')).toMatch(/cycles\.resp: expected \d+, the response was visible in cycle \d+ \(late\)/);
+  });
+
+  it('atc: a response given twice, or never, fails', async () => {
+    const { path, text } = load('atc');
+    const id = parse(text, path).records.filter((r) => r.in.op === 'lookup')[20]!.id;
+    type P = { respond(t: number, r: AtcReq): void; resp: { push(r: AtcReq): void } };
+    const proto = Atc.prototype as unknown as P;
+    const respond = proto.respond;
+    try {
+      proto.respond = function (this: P, t: number, r: AtcReq) {
+        respond.call(this, t, r);
+        if (r.tag === id) this.resp.push(r);
+      };
+      let res = await checkFile(parse(text, path));
+      expect(res.failures[0]!.id).toBe(id);
+      expect(res.failures[0]!.mismatches.join(' ')).toMatch(/answered twice|unexpected response/);
+      proto.respond = function (this: P, t: number, r: AtcReq) {
+        if (r.tag !== id) respond.call(this, t, r);
+      };
+      res = await checkFile(parse(text, path));
+      expect(res.failures[0]!.id).toBe(id);
+      expect(res.failures[0]!.mismatches.join(' ')).toMatch(/no response by cycle/);
+    } finally {
+      proto.respond = respond;
+    }
+  });
+
+  it('memcheck: a verdict visible later than the vector says, twice or never, fails even when the RTL reports the expected cycle', async () => {
+    const { path, text } = load('memcheck');
+    const id = parse(text, path).records.filter((r) => r.in.op === 'check')[20]!.id;
+    type Ch = { push(r: MemCheckReq): void };
+    type P = { tick(t: number): number; respOut: Ch[]; __wrapped?: boolean; __late?: [Ch, MemCheckReq][] };
+    const proto = MemChecker.prototype as unknown as P;
+    const tick = proto.tick;
+    const run = async (mode: 'late' | 'twice' | 'never') => {
+      proto.tick = function (this: P, t: number) {
+        if (!this.__wrapped) {
+          this.__wrapped = true;
+          for (const ch of this.respOut) {
+            const push = ch.push.bind(ch);
+            ch.push = (r: MemCheckReq) => {
+              if (mode === 'late') (this.__late ??= []).push([{ push }, r]);
+              else if (r.tag !== id) push(r);
+              else if (mode === 'twice') {
+                push(r);
+                push(r);
+              }
+            };
+          }
+        }
+        const q = this.__late;
+        if (q && q.length > 0) for (const [ch, r] of q.splice(0)) ch.push(r);
+        const n = tick.call(this, t);
+        return this.__late && this.__late.length > 0 ? Math.min(n, t + 1) : n;
+      };
+      try {
+        return await checkFile(parse(text, path));
+      } finally {
+        proto.tick = tick;
+      }
+    };
+    const late = await run('late');
+    expect(late.failed).toBeGreaterThan(100);
+    expect(late.failures.flatMap((f) => f.mismatches).join(' ')).toMatch(/cycles\.resp: expected \d+, the verdict was visible in cycle \d+ \(late\)/);
+    const twice = await run('twice');
+    expect(twice.failures.map((f) => f.id)).toContain(id);
+    expect(twice.failures.find((f) => f.id === id)!.mismatches.join(' ')).toMatch(/twice/);
+    const never = await run('never');
+    expect(never.failures.map((f) => f.id)).toContain(id);
+    expect(never.failures.find((f) => f.id === id)!.mismatches.join(' ')).toMatch(/no verdict \(lost\)/);
   });
 });

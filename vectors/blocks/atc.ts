@@ -23,6 +23,7 @@ import { Rng, Simulator } from '../../rtl/kernel/index.ts';
 import { ATC_STATUS_NAMES, atcConfig, AtcReq, buildAtcWithHost, PreloadWrite } from '../../rtl/nic/atc/index.ts';
 import { AtcSerialModel, type AtcModelConfig } from '../../models/nic/atcModel.ts';
 import { hexBits, type Json, RecordReader, type VectorFile, type VectorRecord } from '../format.ts';
+import { checkShape, type RecordShape } from '../fields.ts';
 import type { ReplayOutcome, VectorBlock } from '../registry.ts';
 
 export interface AtcVecConfig {
@@ -141,7 +142,28 @@ function generate(cfg: AtcVecConfig, seed: number, count: number): VectorRecord[
   return records.slice(0, count);
 }
 
+const SHAPES: Record<string, RecordShape> = {
+  lookup: { in: ['op', 'va', 'physical'], out: ['status', 'pa', 'evicted'], cycles: ['issue', 'resp'] },
+  att: { in: ['op', 'page', 'pfn', 'valid'], out: [], cycles: ['issue'] },
+  refresh: { in: ['op', 'base', 'top'], out: ['mode'], cycles: ['issue', 'done'] },
+  preload: { in: ['op', 'page', 'pfn', 'valid'], out: ['result'], cycles: ['issue'] },
+};
+/** cycles a replayer waits past the expected cycle before calling a response or done register missing */
+const LATE_SLACK = 64;
+
+/**
+ * Replays the records through the RTL. Expectations come from the vector alone: the testbench
+ * steps the design one cycle at a time and observes when a response becomes poppable (the cycle
+ * it is visible) and when the refresh-done register changes; a response earlier or later than
+ * `cycles.resp`, a second response, or none within LATE_SLACK cycles of the expected cycle is a
+ * mismatch (the RTL's own doneCycle field is not trusted). Records are checked for unknown and
+ * missing fields first (InputError naming the line).
+ */
 function replay(cfg: AtcVecConfig, records: VectorRecord[]): ReplayOutcome[] {
+  for (const rec of records) {
+    const op = new RecordReader(rec, 'in').str('op', Object.keys(SHAPES));
+    checkShape(rec, op, SHAPES[op]!);
+  }
   const sim = new Simulator();
   const { atc, att } = buildAtcWithHost(sim, { entries: cfg.entries, ways: cfg.ways, replacement: cfg.replacement, hitLatency: cfg.hitLatency, mshrs: cfg.mshrs, mode: cfg.mode, bufferBasePage: cfg.bufferBasePage, refreshProbeMax: cfg.refreshProbeMax, vaBits: cfg.vaBits, paBits: cfg.paBits }, { readLatency: cfg.readLatency, jitter: 0 });
   let evicted: number | null = null;
@@ -156,6 +178,13 @@ function replay(cfg: AtcVecConfig, records: VectorRecord[]): ReplayOutcome[] {
   };
   const out: ReplayOutcome[] = [];
   let refreshes = 0;
+  /** one cycle; returns the responses that became poppable (the testbench pops every cycle) */
+  const cycle = (): AtcReq[] => {
+    sim.step(1);
+    const got: AtcReq[] = [];
+    while (atc.resp.canPop()) got.push(atc.resp.pop());
+    return got;
+  };
   for (const rec of records) {
     const o: ReplayOutcome = { id: rec.id, ok: true, mismatches: [] };
     out.push(o);
@@ -172,8 +201,9 @@ function replay(cfg: AtcVecConfig, records: VectorRecord[]): ReplayOutcome[] {
         miss(`cycles.issue: ${issue} is before the previous operation finished (cycle ${sim.cycle})`);
         continue;
       }
-      sim.step(issue - sim.cycle);
-      const op = i.str('op', ['lookup', 'att', 'refresh', 'preload']);
+      // nothing may come out between operations (a late or duplicated response of an earlier one)
+      while (sim.cycle < issue) for (const extra of cycle()) miss(`unexpected response (tag ${extra.tag}) in cycle ${sim.cycle} while idle: answered twice or late`);
+      const op = i.str('op', Object.keys(SHAPES));
       if (op === 'lookup') {
         const r = new AtcReq();
         r.va = Number(i.hex('va', 64));
@@ -181,24 +211,42 @@ function replay(cfg: AtcVecConfig, records: VectorRecord[]): ReplayOutcome[] {
         r.tag = rec.id;
         evicted = null;
         atc.req.push(r);
-        const want = cy.int('resp');
-        sim.runUntil(() => atc.resp.canPop(), want - issue + 100000);
-        const got = atc.resp.pop();
-        const status = ATC_STATUS_NAMES[got.status] ?? String(got.status);
-        if (got !== r) miss(`response is for another request (tag ${got.tag})`);
+        const want = cy.int('resp', issue + 1);
+        let seen = -1;
+        while (sim.cycle < want + LATE_SLACK && seen < 0) {
+          for (const got of cycle()) {
+            if (got !== r) miss(`response for another request (tag ${got.tag}) in cycle ${sim.cycle}`);
+            else if (seen >= 0) miss(`answered twice (cycles ${seen} and ${sim.cycle})`);
+            else seen = sim.cycle;
+          }
+        }
+        if (seen < 0) {
+          miss(`cycles.resp: expected ${want}, no response by cycle ${sim.cycle}`);
+          continue;
+        }
+        if (seen !== want) miss(`cycles.resp: expected ${want}, the response was visible in cycle ${seen} (${seen < want ? 'early' : 'late'})`);
+        const status = ATC_STATUS_NAMES[r.status] ?? String(r.status);
         if (status !== exp.str('status')) miss(`out.status: expected ${exp.str('status')}, got ${status}`);
-        const pa = got.pa < 0 ? null : hexBits(got.pa);
+        const pa = r.pa < 0 ? null : hexBits(r.pa);
         if (pa !== exp.json('pa')) miss(`out.pa: expected ${JSON.stringify(exp.json('pa'))}, got ${JSON.stringify(pa)}`);
         if (hexOrNull(evicted) !== exp.json('evicted')) miss(`out.evicted: expected ${JSON.stringify(exp.json('evicted'))}, got ${JSON.stringify(hexOrNull(evicted))}`);
-        if (got.doneCycle !== want) miss(`cycles.resp: expected ${want}, got ${got.doneCycle}`);
       } else if (op === 'att') {
         att.write(Number(i.hex('page', 64)), Number(i.hex('pfn', 64)), i.bool('valid'));
       } else if (op === 'refresh') {
-        const want = cy.int('done');
+        const want = cy.int('done', issue + 1);
         mode = '';
+        const before = atc.refreshDone.q;
         atc.refreshIn.push({ basePage: Number(i.hex('base', 64)), topPage: Number(i.hex('top', 64)), refreshId: ++refreshes });
-        sim.runUntil(() => atc.refreshDone.q === refreshes, want - issue + 10_000_000);
-        if (sim.cycle !== want) miss(`cycles.done: expected ${want}, got ${sim.cycle}`);
+        let seen = -1;
+        while (seen < 0 && sim.cycle < want + LATE_SLACK) {
+          for (const extra of cycle()) miss(`unexpected response (tag ${extra.tag}) during a refresh`);
+          if (atc.refreshDone.q !== before) seen = sim.cycle;
+        }
+        if (seen < 0) miss(`cycles.done: expected ${want}, the done register did not change by cycle ${sim.cycle}`);
+        else {
+          if (seen !== want) miss(`cycles.done: expected ${want}, the done register changed in cycle ${seen} (${seen < want ? 'early' : 'late'})`);
+          if (atc.refreshDone.q !== before + 1) miss(`refresh-done register went from ${before} to ${atc.refreshDone.q}, expected ${before + 1}`);
+        }
         if (mode !== exp.str('mode')) miss(`out.mode: expected ${exp.str('mode')}, got ${mode}`);
       } else {
         const w = new PreloadWrite();
@@ -206,13 +254,19 @@ function replay(cfg: AtcVecConfig, records: VectorRecord[]): ReplayOutcome[] {
         w.pfn = Number(i.hex('pfn', 64));
         w.valid = i.bool('valid');
         atc.preloadIn.push(w);
-        sim.step(2);
+        for (let k = 0; k < 2; k++) for (const extra of cycle()) miss(`unexpected response (tag ${extra.tag}) after a preload`);
         const r = w.result === 0 ? 'ok' : w.result === 1 ? 'rejected' : 'not taken';
         if (r !== exp.str('result')) miss(`out.result: expected ${exp.str('result')}, got ${r}`);
       }
     } catch (e) {
       miss((e as Error).message);
     }
+  }
+  // a response after the last operation is a duplicate or a late one
+  for (let k = 0; k < LATE_SLACK; k++) for (const extra of cycle()) if (out.length > 0) {
+    const last = out[out.length - 1]!;
+    last.ok = false;
+    last.mismatches.push(`unexpected response (tag ${extra.tag}) in cycle ${sim.cycle} after the last operation`);
   }
   return out;
 }

@@ -3,12 +3,15 @@
  *
  * Records, in the order the testbench drives them (by issue cycle):
  * - item write: in {op: "write", index, valid, key: hex, read, write, base: hex page, top: hex page,
- *   vp, refresh}; out {result: "ok" | "bad_index" | "bad_field"}; cycles {issue, applied}.
+ *   vp, physical, refresh}; out {result: "ok" | "bad_index" | "bad_field"}; cycles {issue, applied}.
  *   The testbench pushes it on the write port in cycle `issue`; the checker takes it in `applied`.
- * - check: in {op: "check", source, item, key: hex, va: hex, len: hex, access: "read" | "write"};
- *   out {reason, vp}; cycles {issue, grant, resp}. Pushed on the source's request channel in
- *   `issue`; granted by the arbiter in `grant`; the verdict is visible (poppable) in `resp`.
- * The testbench pops every response as soon as it is visible.
+ * - check: in {op: "check", source, item, key: hex, va: hex, len: hex, access: "read" | "write",
+ *   req_vp (-1: none), physical}; out {reason, vp, pages}; cycles {issue, grant, resp}. Pushed on
+ *   the source's request channel in `issue`; granted by the arbiter in `grant`; the verdict is
+ *   visible (poppable) in `resp`.
+ * The testbench pops every response as soon as it is visible; the replayer observes that cycle
+ * (it does not trust the checker's doneCycle field), and a verdict early, late, twice or never is
+ * a mismatch. Unknown or missing record fields are an input error naming the line.
  *
  * Expected values come from the golden checker model (models/nic/memcheckModel.ts) and an
  * independent cycle model of the request channels and the round-robin arbiter written here from
@@ -22,6 +25,7 @@ import { Rng, Simulator } from '../../rtl/kernel/index.ts';
 import { ItemWrite, MC_REASON_NAMES, MC_WRITE_RESULT_NAMES, MemChecker, MemCheckReq, memCheckConfig, type MemCheckConfig } from '../../rtl/nic/memcheck/index.ts';
 import { MemCheckerModel, type ModelItem, RoundRobinModel } from '../../models/nic/memcheckModel.ts';
 import { hexBits, type Json, RecordReader, type VectorFile, type VectorRecord } from '../format.ts';
+import { checkShape, type RecordShape } from '../fields.ts';
 import type { ReplayOutcome, VectorBlock } from '../registry.ts';
 
 /** the vector header's block configuration: the checker's own parameters */
@@ -42,6 +46,8 @@ interface CheckIn {
   va: number;
   len: number;
   write: boolean;
+  reqVp: number;
+  physical: boolean;
 }
 
 interface WriteIn extends ModelItem {
@@ -102,7 +108,7 @@ class Stimulus {
     const it0 = this.item(0, {});
     const b0 = it0.basePage * 4096;
     const span = (it0.topPage - it0.basePage + 1) * 4096;
-    const c = (p: Partial<CheckIn>): CheckIn => ({ source: 0, item: 0, key: it0.key, va: b0, len: 64, write: false, ...p });
+    const c = (p: Partial<CheckIn>): CheckIn => ({ source: 0, item: 0, key: it0.key, va: b0, len: 64, write: false, reqVp: -1, physical: false, ...p });
     return [
       c({ len: span }), // exactly the item
       c({ len: span + 1 }), // one byte past the top page
@@ -120,6 +126,11 @@ class Stimulus {
       c({ len: this.cfg.maxLen + 1 }), // longer than allowed
       c({ va: top }), // address beyond the address space
       c({ item: 5 % n, key: 0x1005, va: 0, len: 4096 }),
+      c({ reqVp: it0.vp }), // the owning VP
+      c({ reqVp: it0.vp + 1 }), // another VP
+      c({ reqVp: 65536 }), // not a VP
+      c({ physical: true }), // physical request, virtual item
+      c({ len: 3 * 4096 }), // three pages
     ];
   }
 
@@ -141,6 +152,7 @@ class Stimulus {
       basePage: base,
       topPage: Math.min(base + r.int(16), 2 ** (this.cfg.vaBits - 12) - 1),
       vp: r.int(40),
+      physical: r.int(8) === 0,
       refresh: r.bool(0.3),
     };
     if (r.int(25) === 0) w.topPage = Math.max(0, w.basePage - 1 - r.int(3)); // may be below base
@@ -158,7 +170,10 @@ class Stimulus {
     const pages = it ? it.topPage - it.basePage + 1 : 4;
     const start = base * 4096 + r.int(pages * 4096 + 256) - (r.int(10) === 0 ? 128 : 0);
     const len = r.int(6) === 0 ? 1 + r.int(pages * 4096) : 1 + r.int(512);
-    return { source, item, key, va: Math.max(0, Math.min(start, 2 ** this.cfg.vaBits - 1)), len, write: r.bool(it ? (it.write && !it.read ? 0.9 : 0.3) : 0.5) };
+    const vpPick = r.int(8);
+    const reqVp = vpPick < 4 ? -1 : vpPick < 7 && it ? it.vp : r.int(40);
+    const physical = it && r.int(10) !== 0 ? (it.physical ?? false) : r.bool(0.2);
+    return { source, item, key, va: Math.max(0, Math.min(start, 2 ** this.cfg.vaBits - 1)), len, write: r.bool(it ? (it.write && !it.read ? 0.9 : 0.3) : 0.5), reqVp, physical };
   }
 
   /** Per-cycle traffic decisions. */
@@ -203,7 +218,7 @@ function generate(cfg: McVecConfig, seed: number, count: number): VectorRecord[]
       if (w) {
         const rec: VectorRecord = {
           id: records.length,
-          in: { op: 'write', index: w.index, valid: w.valid, key: hexBits(w.key), read: w.read, write: w.write, base: hexBits(w.basePage), top: hexBits(w.topPage), vp: w.vp, refresh: w.refresh },
+          in: { op: 'write', index: w.index, valid: w.valid, key: hexBits(w.key), read: w.read, write: w.write, base: hexBits(w.basePage), top: hexBits(w.topPage), vp: w.vp, physical: w.physical ?? false, refresh: w.refresh },
           out: {},
           cycles: { issue: t, applied: t + 1 },
         };
@@ -219,7 +234,7 @@ function generate(cfg: McVecConfig, seed: number, count: number): VectorRecord[]
         c.source = s;
         const rec: VectorRecord = {
           id: records.length,
-          in: { op: 'check', source: s, item: c.item, key: hexBits(c.key), va: hexBits(c.va), len: hexBits(c.len), access: c.write ? 'write' : 'read' },
+          in: { op: 'check', source: s, item: c.item, key: hexBits(c.key), va: hexBits(c.va), len: hexBits(c.len), access: c.write ? 'write' : 'read', req_vp: c.reqVp, physical: c.physical },
           out: {},
           cycles: { issue: t },
         };
@@ -235,7 +250,9 @@ function generate(cfg: McVecConfig, seed: number, count: number): VectorRecord[]
       const p = queues[g]!.shift()!;
       popped[g]!++;
       const v = model.check(p.c);
-      p.rec.out = { reason: v.reason, vp: v.vp };
+      // pages: what a passing check spans (the translations a connected ATC would get)
+      const pages = v.reason === 'ok' ? Number((BigInt(p.c.va) + BigInt(p.c.len) - 1n) / 4096n - BigInt(p.c.va) / 4096n + 1n) : 0;
+      p.rec.out = { reason: v.reason, vp: v.vp, pages };
       p.rec.cycles = { ...p.rec.cycles, grant: t, resp: t + cfg.latency };
     }
     // item writes taken in this cycle become visible to grants from t + 1
@@ -249,7 +266,16 @@ function generate(cfg: McVecConfig, seed: number, count: number): VectorRecord[]
   return records;
 }
 
+const SHAPES: Record<string, RecordShape> = {
+  check: { in: ['op', 'source', 'item', 'key', 'va', 'len', 'access', 'req_vp', 'physical'], out: ['reason', 'vp', 'pages'], cycles: ['issue', 'grant', 'resp'] },
+  write: { in: ['op', 'index', 'valid', 'key', 'read', 'write', 'base', 'top', 'vp', 'physical', 'refresh'], out: ['result'], cycles: ['issue', 'applied'] },
+};
+
 function replay(cfg: McVecConfig, records: VectorRecord[]): ReplayOutcome[] {
+  for (const rec of records) {
+    const op = new RecordReader(rec, 'in').str('op', Object.keys(SHAPES));
+    checkShape(rec, op, SHAPES[op]!);
+  }
   const sim = new Simulator();
   const mc = new MemChecker(sim, 'memcheck', cfg);
   const out: ReplayOutcome[] = records.map((r) => ({ id: r.id, ok: true, mismatches: [] }));
@@ -275,6 +301,8 @@ function replay(cfg: McVecConfig, records: VectorRecord[]): ReplayOutcome[] {
         q.va = Number(i.hex('va', 64));
         q.len = Number(i.hex('len', 64));
         q.write = i.str('access', ['read', 'write']) === 'write';
+        q.reqVp = i.int('req_vp', -1, 2 ** 32);
+        q.physical = i.bool('physical');
         stim.push({ id: r.id, issue, check: q });
       } else {
         const w = new ItemWrite();
@@ -286,6 +314,7 @@ function replay(cfg: McVecConfig, records: VectorRecord[]): ReplayOutcome[] {
         w.basePage = Number(i.hex('base', 64));
         w.topPage = Number(i.hex('top', 64));
         w.vp = i.int('vp');
+        w.physical = i.bool('physical');
         w.refresh = i.bool('refresh');
         stim.push({ id: r.id, issue, write: w });
       }
@@ -295,10 +324,27 @@ function replay(cfg: McVecConfig, records: VectorRecord[]): ReplayOutcome[] {
   }
   stim.sort((a, b) => a.issue - b.issue || a.id - b.id);
   const expectFifo: MemCheckReq[][] = Array.from({ length: cfg.sources }, () => []);
+  /** the cycle each verdict was seen by the testbench (it pops every verdict as soon as it is visible) */
+  const seenAt = new Map<MemCheckReq, number>();
   const writes: { id: number; w: ItemWrite }[] = [];
   const last = stim.length > 0 ? stim[stim.length - 1]!.issue : 0;
   let k = 0;
   const finish = (): boolean => k >= stim.length && expectFifo.every((q) => q.length === 0) && writes.every((x) => x.w.result !== -1);
+  const pop = (): void => {
+    for (let s = 0; s < cfg.sources; s++) {
+      const ch = mc.respOut[s]!;
+      while (ch.canPop()) {
+        const r = ch.pop();
+        if (seenAt.has(r)) {
+          miss(r.tag, `verdict returned twice (cycles ${seenAt.get(r)} and ${sim.cycle})`);
+          continue;
+        }
+        seenAt.set(r, sim.cycle);
+        const want = expectFifo[s]!.shift();
+        if (want !== r) miss(r.tag, `verdict out of order on source ${s}`);
+      }
+    }
+  };
   for (let guard = 0; sim.cycle <= last + 100000 && !finish(); guard++) {
     while (k < stim.length && stim[k]!.issue === sim.cycle) {
       const s = stim[k++]!;
@@ -325,14 +371,12 @@ function replay(cfg: McVecConfig, records: VectorRecord[]): ReplayOutcome[] {
       continue;
     }
     sim.step(1);
-    for (let s = 0; s < cfg.sources; s++) {
-      const ch = mc.respOut[s]!;
-      while (ch.canPop()) {
-        const r = ch.pop();
-        const want = expectFifo[s]!.shift();
-        if (want !== r) miss(r.tag, `verdict out of order on source ${s}`);
-      }
-    }
+    pop();
+  }
+  // anything more after the end is a duplicate
+  for (let i = 0; i < 2 * cfg.latency + 4; i++) {
+    sim.step(1);
+    pop();
   }
   const byId = new Map<number, VectorRecord>(records.map((r) => [r.id, r]));
   for (const s of stim) {
@@ -342,15 +386,18 @@ function replay(cfg: McVecConfig, records: VectorRecord[]): ReplayOutcome[] {
     try {
       if (s.check) {
         const q = s.check;
-        if (q.doneCycle < 0) {
-          miss(s.id, 'no verdict (lost)');
+        const seen = seenAt.get(q);
+        if (seen === undefined) {
+          miss(s.id, `cycles.resp: expected ${cy.int('resp')}, no verdict (lost)`);
           continue;
         }
         const reason = MC_REASON_NAMES[q.reason];
         if (reason !== o.str('reason')) miss(s.id, `out.reason: expected ${o.str('reason')}, got ${reason}`);
         if (q.vp !== o.int('vp')) miss(s.id, `out.vp: expected ${o.int('vp')}, got ${q.vp}`);
+        if (q.pages !== o.int('pages', 0)) miss(s.id, `out.pages: expected ${o.int('pages', 0)}, got ${q.pages}`);
+        // grant is the checker's own report (an internal event); resp is what the testbench saw
         if (q.grantCycle !== cy.int('grant')) miss(s.id, `cycles.grant: expected ${cy.int('grant')}, got ${q.grantCycle}`);
-        if (q.doneCycle !== cy.int('resp')) miss(s.id, `cycles.resp: expected ${cy.int('resp')}, got ${q.doneCycle}`);
+        if (seen !== cy.int('resp')) miss(s.id, `cycles.resp: expected ${cy.int('resp')}, the verdict was visible in cycle ${seen} (${seen < cy.int('resp') ? 'early' : 'late'})`);
       } else if (s.write) {
         const w = s.write;
         const result = MC_WRITE_RESULT_NAMES[w.result] ?? 'not taken';
@@ -373,7 +420,7 @@ function rowsOf(file: VectorFile, op: 'check' | 'write'): VectorRecord[] {
 export const block: VectorBlock<McVecConfig> = {
   name: 'memcheck',
   description: 'NIC memory checker: item writes and checks from several sources (round-robin), cycle-exact',
-  generatorVersion: '1',
+  generatorVersion: '2',
   defaultConfig: () => ({ ...DEFAULTS }),
   parseConfig(raw) {
     for (const k of Object.keys(raw)) if (!PARSE_KEYS.includes(k as keyof McVecConfig)) throw new InputError(`config: unknown field '${k}' (fields: ${PARSE_KEYS.join(', ')})`);
@@ -405,14 +452,32 @@ export const block: VectorBlock<McVecConfig> = {
         { name: 'resp', width: 32 },
         { name: 'reason', width: 3 },
         { name: 'vp', width: 17 },
+        { name: 'req_vp', width: 17 },
+        { name: 'physical', width: 1 },
+        { name: 'pages', width: 21 },
       ],
       rows: (file) =>
         rowsOf(file, 'check').map((r) => {
           const i = new RecordReader(r, 'in');
           const o = new RecordReader(r, 'out');
           const c = new RecordReader(r, 'cycles');
-          const vp = o.int('vp');
-          return [BigInt(i.int('source')), BigInt(i.int('item')), i.hex('key', 32), i.hex('va', 56), i.hex('len', 56), i.str('access') === 'write' ? 1n : 0n, BigInt(c.int('issue')), BigInt(c.int('grant')), BigInt(c.int('resp')), BigInt(MC_REASON_NAMES.indexOf(o.str('reason') as never)), vp < 0 ? (1n << 17n) - 1n : BigInt(vp)];
+          const vp17 = (v: number): bigint => (v < 0 || v > 0x1ffff ? (1n << 17n) - 1n : BigInt(v));
+          return [
+            BigInt(i.int('source')),
+            BigInt(i.int('item')),
+            i.hex('key', 32),
+            i.hex('va', 56),
+            i.hex('len', 56),
+            i.str('access') === 'write' ? 1n : 0n,
+            BigInt(c.int('issue')),
+            BigInt(c.int('grant')),
+            BigInt(c.int('resp')),
+            BigInt(MC_REASON_NAMES.indexOf(o.str('reason') as never)),
+            vp17(o.int('vp')),
+            vp17(i.int('req_vp')),
+            i.bool('physical') ? 1n : 0n,
+            BigInt(o.int('pages', 0)),
+          ];
         }),
     },
     {
@@ -426,6 +491,7 @@ export const block: VectorBlock<McVecConfig> = {
         { name: 'base', width: 40 },
         { name: 'top', width: 40 },
         { name: 'vp', width: 17 },
+        { name: 'physical', width: 1 },
         { name: 'refresh', width: 1 },
         { name: 'issue', width: 32 },
         { name: 'applied', width: 32 },
@@ -437,7 +503,7 @@ export const block: VectorBlock<McVecConfig> = {
           const o = new RecordReader(r, 'out');
           const c = new RecordReader(r, 'cycles');
           const b = (k: string): bigint => (i.bool(k) ? 1n : 0n);
-          return [BigInt(i.int('index', 0)), b('valid'), i.hex('key', 33), b('read'), b('write'), i.hex('base', 40), i.hex('top', 40), BigInt(i.int('vp', 0)), b('refresh'), BigInt(c.int('issue')), BigInt(c.int('applied')), BigInt(MC_WRITE_RESULT_NAMES.indexOf(o.str('result') as never))];
+          return [BigInt(i.int('index', 0)), b('valid'), i.hex('key', 33), b('read'), b('write'), i.hex('base', 40), i.hex('top', 40), BigInt(i.int('vp', 0)), b('physical'), b('refresh'), BigInt(c.int('issue')), BigInt(c.int('applied')), BigInt(MC_WRITE_RESULT_NAMES.indexOf(o.str('result') as never))];
         }),
     },
   ],
