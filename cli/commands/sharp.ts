@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { bool, type CommandSpec, num, optStr, str, UsageError } from '../args.ts';
+import { bool, type CommandSpec, list, num, optStr, str, UsageError } from '../args.ts';
 import { withProgress } from '../progress.ts';
 import { AluError, DATA_TYPES, elementBytes, OPS, validateHeader, type DataType, type Op } from '../../rtl/sharp/alu/types.ts';
 import { Fabric } from '../../rtl/sharp/fabric.ts';
-import { DEFAULT_TIMING, FITTED } from '../../rtl/sharp/params.ts';
+import { DEFAULT_TIMING, type FabricTiming, FITTED } from '../../rtl/sharp/params.ts';
 import { largeSpec } from '../../rtl/sharp/topology.ts';
 import { buildTable, fit, type TableRow } from '../../experiments/sharp/calibration.ts';
 import { FAULT_SCENARIOS, faultReportProblems, OTHER_JOB_PLACEMENTS, runFaultScenario, type FaultScenario, type OtherJobPlacement } from '../../experiments/sharp/faults.ts';
@@ -24,9 +24,24 @@ function tableText(rows: TableRow[]): string {
     out.push(`  worst |error| ${worst.toFixed(1)}%; ${within}/${sel.length} cells within ${aim}%`);
   };
   section('Table I: native SHArP allreduce latency (32/64/128 hosts, RC distribution)', rows.filter((r) => r.table === 'I'), 5);
-  section('Table V: pipelined allreduce, 128 hosts (RC distribution)', rows.filter((r) => r.table === 'V'), 15);
-  section('Table VI: result distribution, 128 hosts', rows.filter((r) => r.table === 'VI'), 15);
+  section('Table V: pipelined allreduce, 128 hosts (RC distribution)', rows.filter((r) => r.table === 'V'), 10);
+  section('Table VI: result distribution, 128 hosts', rows.filter((r) => r.table === 'VI'), 10);
   return out.join('\n') + '\n';
+}
+
+/** --timing NAME=VALUE items: names of FabricTiming, finite non-negative numbers. */
+function parseTiming(items: string[]): Partial<FabricTiming> {
+  const out: Record<string, number> = {};
+  for (const item of items) {
+    const eq = item.indexOf('=');
+    const name = eq < 0 ? item : item.slice(0, eq);
+    if (!(name in DEFAULT_TIMING)) throw new UsageError(`--timing: unknown parameter '${name}' (one of ${Object.keys(DEFAULT_TIMING).join(', ')})`);
+    const v = eq < 0 ? NaN : Number(item.slice(eq + 1));
+    if (!Number.isFinite(v) || v < 0 || item.slice(eq + 1).trim() === '') throw new UsageError(`--timing: ${name} needs a finite non-negative number, as ${name}=VALUE (got '${item}')`);
+    if (name === 'clockHz' && v === 0) throw new UsageError('--timing: clockHz must be positive');
+    out[name] = v;
+  }
+  return out as Partial<FabricTiming>;
 }
 
 function parseType(v: string): DataType {
@@ -47,20 +62,25 @@ barrier and allreduce (f32 sum) for 0..256 bytes on 32, 64 and 128 hosts, the pi
 4,096 bytes and the three result-distribution modes, printing each simulated latency next to the
 paper's. Only Table I's 32-host column was used to fit the model (netoffload sharp fit). The table
 is also written to out/sharp-table.json.`,
-    flags: [{ name: 'out', type: 'string', default: 'out/sharp-table.json', output: 'mkdir', help: 'where to write the JSON table' }],
+    flags: [
+      { name: 'out', type: 'string', default: 'out/sharp-table.json', output: 'mkdir', help: 'where to write the JSON table' },
+      { name: 'timing', type: 'list', help: 'timing parameters to override for this run, NAME=VALUE,... (names and defaults: rtl/sharp/params.ts), e.g. tcaPacketNs=75,hcaNs=1060' },
+    ],
     run(f, io) {
-      const rows = buildTable();
+      const overrides = parseTiming(f.timing === undefined ? [] : list(f, 'timing'));
+      const rows = buildTable(overrides);
       const path = str(f, 'out');
       const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '.';
       mkdirSync(dir, { recursive: true });
       const fitted: Record<string, number> = {};
       for (const k of FITTED) fitted[k] = DEFAULT_TIMING[k];
-      const doc = { timing: DEFAULT_TIMING, fitted_parameters: fitted, rows };
+      const doc = { timing: { ...DEFAULT_TIMING, ...overrides }, overrides, fitted_parameters: fitted, rows };
       writeFileSync(path, JSON.stringify(doc, null, 2) + '\n');
       if (bool(f, 'json')) io.out(JSON.stringify(doc) + '\n');
       else {
         io.out('SHArP on SwitchIB-2 (seed 000), cycle-level model at 1 GHz; latency in microseconds\n');
         io.out(`fitted on Table I 32 hosts: ${FITTED.map((k) => `${k}=${DEFAULT_TIMING[k]}`).join(' ')}\n`);
+        if (Object.keys(overrides).length > 0) io.out(`overridden for this run: ${Object.entries(overrides).map(([k, v]) => `${k}=${v}`).join(' ')}\n`);
         io.out(tableText(rows));
         io.out(`\nwrote ${path}\n`);
       }

@@ -14,7 +14,11 @@
  * - send engine: one packet at a time (same per-packet and per-byte costs), then the internal
  *   port serializes it into the switch: a non-root AN sends the partial result to its parent as a
  *   new AGG_REQUEST, the root distributes the AGG_RESPONSE down the tree over RC, to a UD multicast
- *   group, or both (Table VI); ANs below forward RC responses to their children.
+ *   group, or both (Table VI); ANs below forward RC responses to their children. A packet starts
+ *   only when the internal port will be free as it leaves the pipeline (packets wait in the AN's
+ *   two send queues, not in the port); the RC copies of an RC+UD result (the reliable duplicate of
+ *   what the members already got by multicast) are served after everything else (requests, errors,
+ *   multicast and RC-only results), so they do not hold up the reductions of later fragments.
  *
  * Errors never stall other operations: an operation over quota becomes an error context (no
  * buffer), collects its remaining children and completes with the quota error; a child's error
@@ -105,6 +109,8 @@ export class AggregationNode extends FabricEndpoint<Uint8Array> {
   private readonly rxDone: [number, Frame][] = [];
   /** frames waiting for the send engine */
   private readonly txQueue: Frame[] = [];
+  /** RC copies of results on their way down (served after txQueue: results that complete on them are also on the multicast path, or are the last hop) */
+  private readonly txDown: Frame[] = [];
   /** operands and aborts for the ALU, in order */
   private readonly aluQueue: AluInput[] = [];
   private readonly reports: ToAm[] = [];
@@ -158,6 +164,7 @@ export class AggregationNode extends FabricEndpoint<Uint8Array> {
     this.rxFreeAt = this.txFreeAt = 0;
     this.rxDone.length = 0;
     this.txQueue.length = 0;
+    this.txDown.length = 0;
     this.aluQueue.length = 0;
     this.reports.length = 0;
     this.failed = false;
@@ -173,6 +180,7 @@ export class AggregationNode extends FabricEndpoint<Uint8Array> {
     this.groups.clear();
     this.rxDone.length = 0;
     this.txQueue.length = 0;
+    this.txDown.length = 0;
     this.aluQueue.length = 0;
   }
 
@@ -210,12 +218,17 @@ export class AggregationNode extends FabricEndpoint<Uint8Array> {
       }
       this.alu.in.push(m);
     }
-    // send engine (pipelined): one frame per datapath occupancy, then the internal port serializes it
-    while (this.txQueue.length > 0 && t >= this.txFreeAt) {
-      const f = this.txQueue.shift()!;
-      const occ = this.occupancy(Math.max(0, f.bytes.length - 36));
+    // send engine (pipelined): one frame per datapath occupancy, started only when the internal port
+    // will be free as it leaves the pipeline (frames wait here, not in the port, so the choice below
+    // is made when the port can take one); requests and multicast results before RC result copies
+    const pc = Math.ceil(this.params.packetCycles);
+    while ((this.txQueue.length > 0 || this.txDown.length > 0) && t >= this.txFreeAt) {
+      const q = this.txQueue.length > 0 ? this.txQueue : this.txDown;
+      const occ = this.occupancy(Math.max(0, q[0]!.bytes.length - 36));
+      if (this.port.busyUntil > t + occ + pc) break;
+      const f = q.shift()!;
       this.txFreeAt = t + occ;
-      this.port.send(f, t + occ + Math.ceil(this.params.packetCycles));
+      this.port.send(f, t + occ + pc);
       this.cTx.inc();
     }
     this.port.flush(t);
@@ -224,7 +237,7 @@ export class AggregationNode extends FabricEndpoint<Uint8Array> {
     let w = NEVER;
     if (this.rxDone.length > 0) w = Math.min(w, Math.max(t + 1, this.rxDone[0]![0]));
     if (this.input.held() > 0) w = Math.min(w, Math.max(t + 1, this.rxFreeAt));
-    if (this.txQueue.length > 0) w = Math.min(w, Math.max(t + 1, this.txFreeAt));
+    if (this.txQueue.length > 0 || this.txDown.length > 0) w = Math.min(w, Math.max(t + 1, this.txFreeAt, this.port.busyUntil - pc - this.occupancy(Math.max(0, (this.txQueue[0] ?? this.txDown[0]!).bytes.length - 36))));
     if (this.aluQueue.length > 0 || this.reports.length > 0) w = Math.min(w, t + 1);
     const pn = this.port.nextTime();
     if (pn < NEVER) w = Math.min(w, Math.max(t + 1, pn));
@@ -435,7 +448,7 @@ export class AggregationNode extends FabricEndpoint<Uint8Array> {
       const bytes = encodePacket(r);
       this.txQueue.push({ dst: g.mcast, src: this.nodeId, mcast: true, job: -1, bytes, wireBytes: wireBytes(r, 'ud') });
     }
-    if (r.dist === 'rc' || r.dist === 'rc+ud') for (const child of g.children) this.sendTo(child, r, job);
+    if (r.dist === 'rc' || r.dist === 'rc+ud') for (const child of g.children) this.sendTo(child, r, job, r.dist === 'rc+ud');
   }
 
   /** A response from the parent (RC distribution): pass it to every child. */
@@ -444,11 +457,11 @@ export class AggregationNode extends FabricEndpoint<Uint8Array> {
     const g = this.groups.get(`${r.job}/${r.tree}/${r.group}`);
     if (!g) return this.report(SharpStatus.UNKNOWN_GROUP, r.job, r.tree, r.group, r.seq, r.source);
     const down: AggResponse = { ...r, source: this.nodeId };
-    for (const child of g.children) this.sendTo(child, down, r.job);
+    for (const child of g.children) this.sendTo(child, down, r.job, r.dist === 'rc+ud');
   }
 
-  private sendTo(dst: number, p: Packet, job: number): void {
+  private sendTo(dst: number, p: Packet, job: number, down = false): void {
     const bytes = encodePacket(p);
-    this.txQueue.push({ dst, src: this.nodeId, mcast: false, job, bytes, wireBytes: wireBytes(p, 'rc') });
+    (down ? this.txDown : this.txQueue).push({ dst, src: this.nodeId, mcast: false, job, bytes, wireBytes: wireBytes(p, 'rc') });
   }
 }

@@ -61,6 +61,9 @@ export class Fabric {
       pcieReadCycles: cyc(timing.pcieReadNs),
       byteCycles: timing.hostByteNs * (timing.clockHz / 1e9),
       maxInlineBytes: timing.maxInlineBytes,
+      rxMsgCycles: timing.hcaMsgNs * (timing.clockHz / 1e9),
+      rxByteCycles: timing.pcieWriteByteNs * (timing.clockHz / 1e9),
+      discardCycles: cyc(timing.hostDiscardNs),
       detectCycles: cyc(timing.detectNs, 1),
     };
     // switches and their aggregation nodes

@@ -12,9 +12,13 @@
  *   CPU post: hostSw/2 + (inline ? hostByte x payload : 0)      (serial CPU engine)
  *   HCA send: hca/2 + (inline ? 0 : PCIe read of the payload), then serialization on the link
  *   ... the network ...
- *   HCA receive: hca/2 (packet to completion-queue entry)
+ *   HCA receive: hca/2 (packet to completion-queue entry); the receive engine takes one message at
+ *              a time and is busy hcaMsg + pcieWriteByte x (packet + UD GRH 40 B + CQE 64 B)
  *   CPU poll:  hostSw/2 + hostByte x payload (detect the completion, copy the result out)
- * A message completes when all its fragments have.
+ * A message completes when all its fragments have. With RC+UD distribution every result arrives
+ * twice: the library completes on the first copy (the UD multicast one); the second (RC) copy
+ * still goes through the HCA receive engine and costs the CPU hostDiscard (poll its completion,
+ * repost the receive buffer) in its serial work queue.
  */
 import { NEVER, type Scope } from '../kernel/index.ts';
 import type { DataType, IndexType, Op, Rounding } from './alu/types.ts';
@@ -33,7 +37,17 @@ export interface HostTimingCycles {
   byteCycles: number;
   maxInlineBytes: number;
   detectCycles: number;
+  /** HCA receive engine occupancy per message and per byte written to host memory */
+  rxMsgCycles: number;
+  rxByteCycles: number;
+  /** CPU cycles to poll and drop the second copy of a result (RC+UD) */
+  discardCycles: number;
 }
+
+/** bytes of a UD datagram's global route header, scattered into the receive buffer before the payload */
+export const UD_GRH_BYTES = 40;
+/** bytes of a completion-queue entry the HCA writes per received message */
+export const CQE_BYTES = 64;
 
 /** One collective call of the application. */
 export interface Collective {
@@ -112,8 +126,10 @@ export class SharpHost extends FabricEndpoint<ToHost> {
   private readonly callbacks = new Map<Message, (x: Completion) => void>();
   /** CPU work queue: [ready cycle, kind, payload] processed in order */
   private cpuFreeAt = 0;
-  private readonly cpu: { ready: number; post?: Frag; poll?: { f: Frag; status: number; data: Uint8Array; flags: number } }[] = [];
-  private readonly rx: [number, Frame][] = []; // HCA receive pipeline
+  private readonly cpu: { ready: number; post?: Frag; poll?: { f: Frag; status: number; data: Uint8Array; flags: number }; discard?: true }[] = [];
+  private readonly rx: [number, Frame][] = []; // HCA receive pipeline: [cycle the CQE is written, frame]
+  /** HCA receive engine: busy with the previous message until this cycle (one message enters at a time) */
+  private rxFreeAt = 0;
   private readonly tx: [number, Frame][] = []; // HCA send pipeline
   readonly completions: Completion[] = [];
   private corruptor: ((bytes: Uint8Array) => void) | null = null;
@@ -123,6 +139,9 @@ export class SharpHost extends FabricEndpoint<ToHost> {
   private deathReportAt = -1;
   private readonly reports: ToAm[] = [];
   private readonly cPosted;
+  private readonly cRxMsgs;
+  private readonly cRxBytes;
+  private readonly cDiscards;
   private readonly cDone;
   private readonly cErrors;
   private readonly hLatency;
@@ -135,6 +154,9 @@ export class SharpHost extends FabricEndpoint<ToHost> {
   ) {
     super(parent, name);
     this.cPosted = this.counter('operations_posted');
+    this.cRxMsgs = this.counter('hca_rx_messages');
+    this.cRxBytes = this.counter('hca_rx_bytes_written');
+    this.cDiscards = this.counter('duplicates_discarded');
     this.cDone = this.counter('messages_completed');
     this.cErrors = this.counter('messages_failed');
     this.hLatency = this.histogram('message_latency', { bucketWidth: 100, buckets: 400 });
@@ -149,6 +171,7 @@ export class SharpHost extends FabricEndpoint<ToHost> {
     this.cpuFreeAt = 0;
     this.cpu.length = 0;
     this.rx.length = 0;
+    this.rxFreeAt = 0;
     this.tx.length = 0;
     this.completions.length = 0;
     this.external.length = 0;
@@ -199,7 +222,17 @@ export class SharpHost extends FabricEndpoint<ToHost> {
       const { c, onDone } = this.calls.shift()!;
       this.startMessage(c, t, onDone);
     }
-    while (this.input.canPop()) this.rx.push([t + this.timing.hcaRxCycles, this.input.pop()]);
+    // HCA receive engine: a message enters when the engine is free and occupies it for its
+    // per-message time plus the DMA write of everything it puts in host memory; its completion is
+    // visible a fixed pipeline latency after it entered
+    if (t >= this.rxFreeAt && this.input.canPop()) {
+      const f = this.input.pop();
+      const written = f.bytes.length + (f.mcast ? UD_GRH_BYTES : 0) + CQE_BYTES;
+      this.cRxMsgs.inc();
+      this.cRxBytes.inc(written);
+      this.rxFreeAt = t + Math.max(1, Math.ceil(this.timing.rxMsgCycles + this.timing.rxByteCycles * written - 1e-9));
+      this.rx.push([t + this.timing.hcaRxCycles, f]);
+    }
     while (this.rx.length > 0 && this.rx[0]![0] <= t) this.receive(this.rx.shift()![1], t);
     this.runCpu(t);
     while (this.tx.length > 0 && this.tx[0]![0] <= t) this.port.send(this.tx.shift()![1], t);
@@ -208,6 +241,7 @@ export class SharpHost extends FabricEndpoint<ToHost> {
     let w = NEVER;
     if (this.calls.length > 0) w = Math.min(w, Math.max(t + 1, this.calls[0]!.at));
     if (this.rx.length > 0) w = Math.min(w, Math.max(t + 1, this.rx[0]![0]));
+    if (this.input.held() > 0) w = Math.min(w, Math.max(t + 1, this.rxFreeAt));
     if (this.tx.length > 0) w = Math.min(w, Math.max(t + 1, this.tx[0]![0]));
     if (this.cpu.length > 0) w = Math.min(w, Math.max(t + 1, this.cpuFreeAt, this.cpu[0]!.ready));
     const pn = this.port.nextTime();
@@ -291,6 +325,9 @@ export class SharpHost extends FabricEndpoint<ToHost> {
         this.tx.push([done + tm.hcaTxCycles + (inline ? 0 : tm.pcieReadCycles), frame]);
         this.tx.sort((a, b) => a[0] - b[0]);
         this.cPosted.inc();
+      } else if (e.discard) {
+        this.cpuFreeAt = t + tm.discardCycles;
+        this.cDiscards.inc();
       } else if (e.poll) {
         const { f, status, data, flags } = e.poll;
         const done = t + tm.pollCycles + Math.ceil(tm.byteCycles * data.length);
@@ -329,7 +366,11 @@ export class SharpHost extends FabricEndpoint<ToHost> {
     if (!d.ok || d.pkt.type !== 'AGG_RESPONSE') return; // a host only expects responses; anything else is dropped by the HCA
     const r = d.pkt;
     const key = `${r.job}/${r.group}/${r.seq}`;
-    if (this.duplicates.delete(key)) return; // the second copy of an rc+ud result
+    if (this.duplicates.delete(key)) {
+      // the second copy of an rc+ud result: the library still polls its completion and reposts the buffer
+      this.cpu.push({ ready: t, discard: true });
+      return;
+    }
     const f = this.inflight.get(key);
     if (!f) {
       const g = this.groups.get(`${r.job}/${r.group}`);

@@ -33,6 +33,13 @@ export interface FabricTiming {
   /** host per-byte cost of moving payload (inline copy into the WQE / user buffer copy-out), ns/B (fitted) */
   hostByteNs: number;
 
+  /** HCA receive engine: occupancy per received message (ns): ConnectX-4's ~150 million messages/s (datasheet) */
+  hcaMsgNs: number;
+  /** HCA receive engine: PCIe DMA-write occupancy per byte written to host memory (packet, UD GRH, CQE), ns/B: PCIe gen3 x16, ~12 GB/s effective */
+  pcieWriteByteNs: number;
+  /** host CPU: polling a completion that is the second copy of a result (RC+UD) and reposting its receive buffer, ns (assumption: one CQE cache-line miss ~ 100 ns) */
+  hostDiscardNs: number;
+
   /** management datagram latency (AM <-> AN / host / switch), ns (assumption: a MAD round through the subnet management path ~ 5 us) */
   mgmtNs: number;
   /** time for a switch port to report a dead link or for SHArPd to see a dead process, ns (assumption: 1 us; an event, not a timeout) */
@@ -54,6 +61,9 @@ export const DEFAULT_TIMING: Readonly<FabricTiming> = {
   tcaPacketNs: 20,
   tcaByteNs: 0.0316,
   hostByteNs: 0.5,
+  hcaMsgNs: 7,
+  pcieWriteByteNs: 0.083,
+  hostDiscardNs: 100,
   mgmtNs: 5000,
   detectNs: 1000,
 };
