@@ -61,8 +61,8 @@ digits. --model functional runs the instruction-set model instead (no cycles).`,
     flags: [
       { name: 'elf', type: 'string', required: true, help: 'the program (ELF32, RV32IM, statically linked)' },
       { name: 'max-cycles', type: 'int', default: 100_000_000, min: 1, max: 2 ** 52, help: 'cycle budget (instructions for --model functional)' },
-      { name: 'trace', type: 'string', help: 'write the retired-instruction trace to this file' },
-      { name: 'signature', type: 'string', help: 'write the begin_signature..end_signature words to this file' },
+      { name: 'trace', type: 'string', output: true, help: 'write the retired-instruction trace to this file' },
+      { name: 'signature', type: 'string', output: true, help: 'write the begin_signature..end_signature words to this file' },
       { name: 'model', type: 'string', default: 'pipeline', choices: ['pipeline', 'functional'], help: 'the five-stage pipeline or the functional model' },
       { name: 'div-latency', type: 'int', default: 32, min: 1, max: 64, help: 'cycles per division in the pipeline' },
       { name: 'mem-bytes', type: 'int', default: 1 << 20, min: 4096, max: 1 << 30, help: 'local memory size from address 0 (multiple of 4)' },
@@ -115,7 +115,7 @@ digits. --model functional runs the instruction-set model instead (no cycles).`,
       }
       io.out(dec.decode(r.stdout));
       if (r.stderr.length > 0) io.err(dec.decode(r.stderr));
-      const lines = [`hpu run ${path} (${report.model}): ${r.status === 'exited' ? `exit ${r.exitCode}` : r.status === 'trapped' ? `trap at ${report.trap!.pc}: ${r.trap!.reason}` : `stopped after ${num(f, 'max-cycles')} ${functional ? 'instructions' : 'cycles'} (budget)`}`];
+      const lines = [`hpu run ${path} (${report.model}): ${r.status === 'exited' ? `exit ${r.exitCode}` : r.status === 'trapped' ? `trap at ${report.trap!.pc}: ${r.trap!.reason}` : `stopped after ${num(f, 'max-cycles')} ${functional ? 'instructions' : 'cycles'} (the --max-cycles cap; raise it to run longer)`}`];
       lines.push(`  instructions retired ${r.retired}`);
       if (p) {
         lines.push(`  cycles               ${p.cycles} (${report.time_us!.toFixed(3)} us at ${num(f, 'clock-ghz')} GHz)`);

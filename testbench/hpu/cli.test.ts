@@ -97,6 +97,9 @@ describe('hpu run', () => {
     expect(big.code).toBe(2);
     expect(big.err).toMatch(/does not fit in --mem-bytes 65536/);
     expect((await cli('hpu', 'run')).code).toBe(2);
+    const badOut = await cli('hpu', 'run', hello(), '--trace', dir);
+    expect(badOut.code).toBe(2);
+    expect(badOut.err).toMatch(/--trace .*is a directory/);
     expect((await cli('hpu', 'run', hello(), '--div-latency', '0')).code).toBe(2);
     expect((await cli('hpu', 'qemu-diff', '--qemu', join(dir, 'no-qemu'))).err).toMatch(/not found or not runnable/);
   });
