@@ -29,6 +29,7 @@ import {
 } from '../../rtl/nic/atc/index.ts';
 import { ATT_DEFAULT_OFFSET, ATT_VP_STRIDE, type AttTable, type HostMemory } from '../../rtl/nic/hostmem/index.ts';
 import { SetAssocCacheModel } from '../../models/nic/cacheModel.ts';
+import { MissModel } from '../../models/nic/missModel.ts';
 import { type RefreshRecord, TranslationOracle } from './translationOracle.ts';
 
 export interface WorldConfig {
@@ -44,6 +45,8 @@ interface Outstanding {
   kind: 'cache' | 'bypass' | 'error';
   /** set by the lookup event: expected hit frame (-1 = miss) */
   expectHit: number | null;
+  /** set by the lookup event for a cache miss: the miss model's classification */
+  expectClass: 'miss' | 'merged' | null;
 }
 
 export interface ResponseLogEntry {
@@ -62,6 +65,8 @@ export class AtcWorld {
   readonly host: HostMemory;
   readonly att: AttTable;
   readonly model: SetAssocCacheModel;
+  /** transaction-level model of the miss handling: miss / merged / stall classification */
+  readonly misses: MissModel;
   readonly oracle: TranslationOracle;
   readonly log: ResponseLogEntry[] = [];
   readonly outstanding = new Map<number, Outstanding>();
@@ -79,7 +84,7 @@ export class AtcWorld {
   private readonly yieldCycles: number[] = [];
   private minReadLatency: number;
   readonly hitLatency: number;
-  counts = { lookups: 0, hits: 0, installs: 0, evictions: 0, invalidations: 0, staleFills: 0 };
+  counts = { lookups: 0, hits: 0, misses: 0, merged: 0, installs: 0, evictions: 0, invalidations: 0, staleFills: 0 };
 
   constructor(readonly cfg: WorldConfig) {
     this.sim = new Simulator(cfg.sim ?? {});
@@ -90,6 +95,7 @@ export class AtcWorld {
     this.minReadLatency = cfg.readLatency;
     this.hitLatency = this.atc.cfg.hitLatency;
     this.model = new SetAssocCacheModel(cfg.atc.entries, cfg.atc.ways, this.atc.cfg.replacement);
+    this.misses = new MissModel(this.atc.cfg.mshrs, this.atc.cfg.mshrTargets);
     // the ATT's documented default mapping (docs/nic-memory.md)
     this.oracle = new TranslationOracle((p, vp) => (p + ATT_DEFAULT_OFFSET + vp * ATT_VP_STRIDE) % this.att.frameLimit);
     this.atc.monitor = {
@@ -98,6 +104,9 @@ export class AtcWorld {
       invalidate: (t, page, way, asid) => this.onInvalidate(t, page, way, asid),
       refreshStart: (t, base, top) => this.onRefreshStart(t, base, top),
       refreshDone: (t) => this.onRefreshDone(t),
+      fill: (t, page, asid) => {
+        if (!this.misses.fill(t, asid, page)) this.fail(`fill for VP ${asid} page ${page} with no outstanding miss in the miss model`);
+      },
       staleFill: () => {
         this.counts.staleFills++;
       },
@@ -119,7 +128,7 @@ export class AtcWorld {
     r.physical = physical;
     r.asid = asid;
     const bad = !(Number.isInteger(va) && va >= 0 && va < 2 ** this.atc.cfg.vaBits);
-    const o: Outstanding = { req: r, kind: bad ? 'error' : physical ? 'bypass' : 'cache', expectHit: null };
+    const o: Outstanding = { req: r, kind: bad ? 'error' : physical ? 'bypass' : 'cache', expectHit: null, expectClass: null };
     this.outstanding.set(r.tag, o);
     if (o.kind === 'cache' && this.atc.cfg.mode === 'cache') this.lookupQueue.push(o);
     this.atc.req.push(r);
@@ -235,6 +244,9 @@ export class AtcWorld {
         if (r.pa !== r.pfn * PAGE_BYTES + (r.va % PAGE_BYTES)) this.fail(`tag ${r.tag}: pa ${r.pa} does not match frame ${r.pfn}`);
       } else {
         if (r.status !== ATC_MISS && r.status !== ATC_MERGED && r.status !== ATC_FAULT) this.fail(`tag ${r.tag}: model says miss, RTL answered status ${r.status}`);
+        const cls = o.expectClass;
+        if ((r.status === ATC_MISS && cls !== 'miss') || (r.status === ATC_MERGED && cls !== 'merged')) this.fail(`tag ${r.tag}: RTL answered ${r.status === ATC_MISS ? 'miss' : 'merged'}, the miss model classified it ${cls}`);
+        if (!this.misses.answer(r.doneCycle - 1, r.asid, page)) this.fail(`tag ${r.tag}: answered but the miss model has no filled miss of VP ${r.asid} page ${page} draining`);
         // a primary miss waits at least a whole ATT read; a merged one may join just before the fill
         if (r.status === ATC_MISS && lat < this.minReadLatency + 1) this.fail(`tag ${r.tag}: miss answered after ${lat} cycles, less than the read latency + 1 = ${this.minReadLatency + 1}`);
         if (lat < 1) this.fail(`tag ${r.tag}: answered ${lat} cycles after acceptance`);
@@ -255,6 +267,23 @@ export class AtcWorld {
     if (m.hit !== hit || (hit && m.way !== way)) this.fail(`page ${page}: RTL ${hit ? `hit way ${way}` : 'miss'}, model ${m.hit ? `hit way ${m.way}` : 'miss'}`);
     o.expectHit = hit ? m.pfn! : -1;
     if (hit) this.counts.hits++;
+    else {
+      // the miss model decides merged / miss / stall; a lookup that must stall may not be accepted
+      const held = this.misses.pendingWaiters(asid, page);
+      const full = this.misses.busy(t) >= this.atc.cfg.mshrs;
+      let cls: 'miss' | 'merged';
+      if (held >= 0) {
+        if (held >= this.atc.cfg.mshrTargets) this.fail(`VP ${asid} page ${page}: accepted in cycle ${t} although its miss already holds ${held} requests (mshrTargets ${this.atc.cfg.mshrTargets}): must stall`);
+        cls = 'merged';
+      } else {
+        // with held responses the world learns of freed registers late, so MSHR-full is judged only without holds
+        if (full && !this.held) this.fail(`VP ${asid} page ${page}: accepted as a new miss in cycle ${t} although all ${this.atc.cfg.mshrs} MSHRs are busy: must stall`);
+        cls = 'miss';
+      }
+      this.misses.accept(t, asid, page, cls);
+      o.expectClass = cls;
+      this.counts[cls === 'miss' ? 'misses' : 'merged']++;
+    }
   }
 
   private onInstall(t: number, page: number, pfn: number, way: number, evicted: number, asid: number, evictedAsid: number): void {

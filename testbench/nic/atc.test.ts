@@ -577,3 +577,30 @@ describe('ATC fairness: a miss response cannot be starved by hits (issue 10 item
     );
   });
 });
+
+describe('ATC concurrency against the transaction-level miss model (issue 10 item 4)', () => {
+  it('merged misses, hits under misses, full MSHRs and full targets, refresh racing in-flight fills: classification and final contents agree', () => {
+    for (const seed of [1, 2, 3]) {
+      const w = new AtcWorld({ atc: { entries: 16, ways: 2, mshrs: 2, mshrTargets: 2 }, readLatency: 30, jitter: 20, seed });
+      const page = (p: number): number => (0x40 + p) * 4096;
+      w.lookup(page(0));
+      w.step();
+      w.drain(); // page 0 cached: later lookups of it hit under the misses
+      for (let round = 0; round < 4; round++) {
+        // three to one page (the third must wait: 2 targets), two more pages (the second must wait: 2 MSHRs), hits among them
+        for (const p of [1, 1, 1, 0, 2, 3, 0, 4]) {
+          for (let i = 0; i < 100 && w.lookup(page(p + 8 * round), false, round % 2) < 0; i++) w.step();
+          w.step();
+        }
+        w.attWrite(0x40 + 1 + 8 * round, true, round % 2);
+        w.refresh(0x40 + 8 * round, 0x40 + 8 * round + 4, round % 2); // races the fills in flight
+        w.step(5);
+      }
+      w.drain();
+      expect(w.counts.merged).toBeGreaterThan(0);
+      expect(w.counts.misses).toBeGreaterThan(8);
+      expect(w.atc.stats.mshrStallCycles.value).toBeGreaterThan(0);
+      expect(w.counts.hits).toBeGreaterThan(0);
+    }
+  });
+});
