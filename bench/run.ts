@@ -42,10 +42,13 @@ async function main(): Promise<void> {
   const load0 = loadavg()[0]!;
   process.stdout.write(`load average (1 min) at the start: ${load0.toFixed(2)} on ${cpus().length} cores\n`);
   const results: Record<string, Figure[]> = {};
+  const loads: Record<string, { start: number; end: number }> = {};
   for (const s of suites) {
     process.stdout.write(`\n== ${s.name} ==\n`);
+    const l0 = loadavg()[0]!;
     const figs = await s.run({ quick });
     results[s.name] = figs;
+    loads[s.name] = { start: Number(l0.toFixed(2)), end: Number(loadavg()[0]!.toFixed(2)) };
     for (const f of figs) {
       const ok = meets(f);
       const tgt = f.target ? ` (target ${f.target.op} ${fmt(f.target.value)}${f.unit}: ${ok ? 'met' : 'NOT met'})` : '';
@@ -55,10 +58,12 @@ async function main(): Promise<void> {
   }
   // a run of named suites replaces only their figures in results.json
   const file = join(here, 'results.json');
-  const kept = names.length > 0 && existsSync(file) ? ((JSON.parse(readFileSync(file, 'utf8')) as { suites?: Record<string, Figure[]> }).suites ?? {}) : {};
+  const old = names.length > 0 && existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { suites?: Record<string, Figure[]>; load_average_1min?: Record<string, { start: number; end: number }> }) : {};
+  const kept = old.suites ?? {};
   const out = {
-    // the load of the machine while this run measured (figures of suites kept from earlier runs were measured under their own)
-    machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, load_average_1min: { start: Number(load0.toFixed(2)), end: Number(loadavg()[0]!.toFixed(2)) }, suites_measured: suites.map((s) => s.name) },
+    machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version },
+    // the machine's 1-minute load average when each suite started and ended (a busy shared machine slows every figure)
+    load_average_1min: { ...(old.load_average_1min ?? {}), ...loads },
     quick,
     suites: { ...kept, ...results },
   };
