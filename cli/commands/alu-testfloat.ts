@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bool, type CommandSpec, num, str } from '../args.ts';
+import { withProgress } from '../progress.ts';
 import { InputError } from '../../rtl/kernel/errors.ts';
 import {
   readTestFloatFile,
@@ -82,17 +83,20 @@ file and the total; exits 1 on any mismatch, 2 when a file is missing or malform
             if (!existsSync(path)) throw new InputError(`${dir}: missing TestFloat file ${path}`);
             jobs.push({ path, op, type, rounding });
           }
-      for (const j of jobs) {
-        let res;
-        try {
-          res = runTestFloat(readTestFloatFile(j.path), { op: j.op, type: j.type, rounding: j.rounding, maxMismatches: 0 });
-        } catch (e) {
-          if (e instanceof TestFloatFormatError) throw new InputError(`${j.path}: ${e.message}`);
-          throw e;
+      withProgress(io, { label: 'alu testfloat-all', total: jobs.length, unit: 'files' }, (update) => {
+        for (const j of jobs) {
+          let res;
+          try {
+            res = runTestFloat(readTestFloatFile(j.path), { op: j.op, type: j.type, rounding: j.rounding, maxMismatches: 0 });
+          } catch (e) {
+            if (e instanceof TestFloatFormatError) throw new InputError(`${j.path}: ${e.message}`);
+            throw e;
+          }
+          rows.push({ file: j.path, cases: res.cases, passed: res.passed, failed: res.failed });
+          if (!bool(f, 'json')) io.out(`${j.type} ${j.op} ${j.rounding}: ${res.passed} passed, ${res.failed} failed${res.cases === 0 ? ' (FAIL: no case in the file)' : ''}\n`);
+          update(rows.length);
         }
-        rows.push({ file: j.path, cases: res.cases, passed: res.passed, failed: res.failed });
-        if (!bool(f, 'json')) io.out(`${j.type} ${j.op} ${j.rounding}: ${res.passed} passed, ${res.failed} failed${res.cases === 0 ? ' (FAIL: no case in the file)' : ''}\n`);
-      }
+      });
       const passed = rows.reduce((a, r) => a + r.passed, 0);
       const failed = rows.reduce((a, r) => a + r.failed, 0);
       const empty = rows.filter((r) => r.cases === 0).length;

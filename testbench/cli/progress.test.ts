@@ -4,8 +4,6 @@
  * cycle cap that is hit names the limit and how to raise it and exits 1 (not 3).
  */
 import { describe, expect, it } from 'vitest';
-import { type CommandIO } from '../../cli/args.ts';
-import { runCli } from '../../cli/main.ts';
 import { formatDuration } from '../../cli/progress.ts';
 import { runUntilReporting } from '../../experiments/run-reporting.ts';
 import { Component, Simulator, SimulationLimitError } from '../../rtl/kernel/index.ts';
@@ -18,21 +16,15 @@ class Busy extends Component {
 }
 import { cli } from '../lib/cli.ts';
 
-async function cliWith(argv: string[], extra: Partial<CommandIO>): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(argv, { out: (t) => (out += t), err: (t) => (err += t), ...extra });
-  return { code, out, err };
-}
 
 const LINE = /^(sim ring|sharp allreduce): [\d,]+\/[\d,]+ (cycles|calls) \(\d+\.\d%\), \d+s elapsed, (about \d+s left|no estimate yet)$/;
 
 describe('progress on stderr', () => {
   it('sim ring: periodic lines with an estimate when stderr is not a terminal; stdout and the result unchanged', async () => {
     const argv = ['sim', 'ring', '--stages', '4', '--cycles', '300000', '--json'];
-    const quiet = await cli(argv);
+    const quiet = await cli(argv, { progressIntervalMs: 60_000 });
     expect(quiet.err).toBe(''); // a run shorter than the interval prints nothing
-    const r = await cliWith(argv, { progressIntervalMs: 0 });
+    const r = await cli(argv, { progressIntervalMs: 0 });
     expect(r.code).toBe(0);
     expect(r.out).toBe(quiet.out);
     const lines = r.err.trim().split('\n');
@@ -44,7 +36,7 @@ describe('progress on stderr', () => {
   it('sharp allreduce: calls completed, and the same result with and without progress', async () => {
     const argv = ['sharp', 'allreduce', '--hosts', '4', '--iterations', '3', '--bytes', '64', '--json'];
     const quiet = await cli(argv);
-    const r = await cliWith(argv, { progressIntervalMs: 0 });
+    const r = await cli(argv, { progressIntervalMs: 0 });
     expect(r.code).toBe(0);
     expect(r.out).toBe(quiet.out);
     const lines = r.err.trim().split('\n');
@@ -68,7 +60,7 @@ describe('progress on stderr', () => {
       on: () => tty,
       removeListener: () => tty,
     };
-    const r = await cliWith(['sim', 'ring', '--stages', '4', '--cycles', '300000'], { progressIntervalMs: 0, errTTY: tty as unknown as NodeJS.WriteStream });
+    const r = await cli(['sim', 'ring', '--stages', '4', '--cycles', '300000'], { progressIntervalMs: 0, errTTY: tty as unknown as NodeJS.WriteStream });
     expect(r.code).toBe(0);
     expect(r.err).toBe('');
     expect(drawn).toMatch(/sim ring \[[=\- ]*\] \d+% \| [\d]+\/300000 cycles \| \S+ elapsed, ETA \S+/);
@@ -88,7 +80,7 @@ describe('the cycle cap', () => {
       expect(r.err).toMatch(/^netoffload: sharp allreduce: the run did not finish within the cycle cap --max-cycles 100 .*raise the cap with --max-cycles N\n$/);
     }
     // with progress on, the same cap is hit at the same place
-    const p = await cliWith(['sharp', 'allreduce', '--hosts', '2', '--iterations', '5', '--max-cycles', '100'], { progressIntervalMs: 0 });
+    const p = await cli(['sharp', 'allreduce', '--hosts', '2', '--iterations', '5', '--max-cycles', '100'], { progressIntervalMs: 0 });
     expect(p.code).toBe(1);
     expect(p.err).toMatch(/within 100 cycles/);
   });

@@ -7,15 +7,9 @@ import { mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../../cli/main.ts';
+import { cli } from '../../lib/cli.ts';
 import { TESTFLOAT_DIR } from '../../lib/testfloat-dir.ts';
 
-async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(argv, { out: (t) => (out += t), err: (t) => (err += t) });
-  return { code, out, err };
-}
 
 interface Reduced {
   result_hex: string;
