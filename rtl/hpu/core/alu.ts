@@ -3,7 +3,10 @@
  * single-cycle 32 x 32 multiplier (built from four 16 x 16 partial products, as a synthesised
  * multiplier array would be). Combinational: pure functions of their inputs.
  */
-import { F_ADD, F_AND, F_OR, F_SLL, F_SLT, F_SLTU, F_SRA, F_SRL, F_SUB, F_XOR } from './decode.ts';
+import * as DEC from './decode.ts';
+
+// local constants (an imported binding is a getter call under the TypeScript loader)
+const { F_ADD, F_AND, F_OR, F_SLL, F_SLT, F_SLTU, F_SRA, F_SRL, F_SUB, F_XOR } = DEC;
 
 export function alu(fn: number, a: number, b: number): number {
   const sh = b & 31;

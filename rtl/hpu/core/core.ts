@@ -15,10 +15,53 @@
  * fetch and passes the trap to writeback, where the core halts without retiring it.
  */
 import { Component, NEVER, Reg, type Scope } from '../../kernel/index.ts';
-import { alu, branchTaken, multiply } from './alu.ts';
-import { ctlFn, ctlReadsRs1, ctlReadsRs2, ctlUnit, ctlWritesRd, decodeControl, immediate, U_AUIPC, U_BRANCH, U_DIV, U_ILLEGAL, U_JAL, U_JALR, U_LOAD, U_LUI, U_MUL, U_STORE, U_SYSTEM } from './decode.ts';
+import * as ALU from './alu.ts';
+import * as DEC from './decode.ts';
 import { Divider } from './divider.ts';
 import { HpuMemory, type MemorySegment } from './memory.ts';
+import { LatchBank } from './latches.ts';
+
+// Module bindings copied into local constants once: the hot loop then reads plain constants
+// (under the TypeScript loader an imported binding is a property getter on every access).
+const { alu, branchTaken, multiply } = ALU;
+const { ctlFn, ctlReadsRs1, ctlReadsRs2, ctlUnit, ctlWritesRd, decodeControl, immediate, U_AUIPC, U_BRANCH, U_DIV, U_ILLEGAL, U_JAL, U_JALR, U_LOAD, U_LUI, U_MUL, U_STORE, U_SYSTEM } = DEC;
+
+// pipeline latch numbers in the core's register bank (rtl/hpu/core/latches.ts)
+const L_PC = 0;
+const L_FETCH_STOP = 1;
+const L_FD_VALID = 2;
+const L_FD_PC = 3;
+const L_FD_INSN = 4;
+const L_FD_FAULT = 5;
+const L_DE_VALID = 6;
+const L_DE_PC = 7;
+const L_DE_INSN = 8;
+const L_DE_CTL = 9;
+const L_DE_A = 10;
+const L_DE_B = 11;
+const L_DE_IMM = 12;
+const L_DE_TRAP = 13;
+const L_DE_SYS = 14;
+const L_EM_VALID = 15;
+const L_EM_PC = 16;
+const L_EM_INSN = 17;
+const L_EM_CTL = 18;
+const L_EM_VAL = 19;
+const L_EM_ADDR = 20;
+const L_EM_RD = 21;
+const L_EM_TRAP = 22;
+const L_EM_TVAL = 23;
+const L_EM_EXIT = 24;
+const L_MW_VALID = 25;
+const L_MW_PC = 26;
+const L_MW_INSN = 27;
+const L_MW_RD = 28;
+const L_MW_VAL = 29;
+const L_MW_TRAP = 30;
+const L_MW_TVAL = 31;
+const L_MW_EXIT = 32;
+const LATCH_NAMES = ['pc', 'fetch_stop', 'fd_valid', 'fd_pc', 'fd_insn', 'fd_fault', 'de_valid', 'de_pc', 'de_insn', 'de_ctl', 'de_a', 'de_b', 'de_imm', 'de_trap', 'de_sys', 'em_valid', 'em_pc', 'em_insn', 'em_ctl', 'em_val', 'em_addr', 'em_rd', 'em_trap', 'em_tval', 'em_exit', 'mw_valid', 'mw_pc', 'mw_insn', 'mw_rd', 'mw_val', 'mw_trap', 'mw_tval', 'mw_exit'];
+const LATCH_WIDTHS = [32, 1, 1, 32, 32, 4, 1, 32, 32, 16, 32, 32, 32, 4, 2, 1, 32, 32, 32, 32, 32, 5, 4, 32, 1, 1, 32, 32, 5, 32, 4, 32, 1];
 
 export interface HpuCoreParams {
   /** cycles div/divu/rem/remu spend in execute (default 32: one quotient bit per cycle) */
@@ -72,44 +115,13 @@ export class HpuCore extends Component {
   readonly rf = new Int32Array(32);
   /** stall input: while 1, a load/store to the external range waits in the memory stage */
   readonly stallIn: Reg;
+  /** the pipeline latches: IF/ID (fd_*), ID/EX (de_*), EX/MEM (em_*), MEM/WB (mw_*), pc and fetch_stop */
+  private readonly lat: LatchBank;
 
-  private readonly pc: Reg;
-  private readonly fetchStop: Reg;
   // IF/ID
-  private readonly fdValid: Reg;
-  private readonly fdPc: Reg;
-  private readonly fdInsn: Reg;
-  private readonly fdFault: Reg; // fetch fault cause + 1, or 0
   // ID/EX
-  private readonly deValid: Reg;
-  private readonly dePc: Reg;
-  private readonly deInsn: Reg;
-  private readonly deCtl: Reg;
-  private readonly deA: Reg;
-  private readonly deB: Reg;
-  private readonly deImm: Reg;
-  private readonly deTrap: Reg; // cause + 1, or 0
-  private readonly deSys: Reg;
   // EX/MEM
-  private readonly emValid: Reg;
-  private readonly emPc: Reg;
-  private readonly emInsn: Reg;
-  private readonly emCtl: Reg;
-  private readonly emVal: Reg; // result, or store data
-  private readonly emAddr: Reg;
-  private readonly emRd: Reg; // 0 = no register write
-  private readonly emTrap: Reg;
-  private readonly emTval: Reg;
-  private readonly emExit: Reg;
   // MEM/WB
-  private readonly mwValid: Reg;
-  private readonly mwPc: Reg;
-  private readonly mwInsn: Reg;
-  private readonly mwRd: Reg;
-  private readonly mwVal: Reg;
-  private readonly mwTrap: Reg;
-  private readonly mwTval: Reg;
-  private readonly mwExit: Reg;
   private readonly div: Divider;
 
   // results and statistics (events, counted as they happen)
@@ -135,39 +147,9 @@ export class HpuCore extends Component {
     this.div = new Divider(this, this.params.divLatency);
     const r = (n: string, w = 32, init = 0): Reg => new Reg(this, n, w, init);
     this.stallIn = r('stall_in', 1);
-    this.pc = r('pc', 32, program.entry);
-    this.fetchStop = r('fetch_stop', 1);
-    this.fdValid = r('fd_valid', 1);
-    this.fdPc = r('fd_pc');
-    this.fdInsn = r('fd_insn');
-    this.fdFault = r('fd_fault', 4);
-    this.deValid = r('de_valid', 1);
-    this.dePc = r('de_pc');
-    this.deInsn = r('de_insn');
-    this.deCtl = r('de_ctl', 16);
-    this.deA = r('de_a');
-    this.deB = r('de_b');
-    this.deImm = r('de_imm');
-    this.deTrap = r('de_trap', 4);
-    this.deSys = r('de_sys', 2);
-    this.emValid = r('em_valid', 1);
-    this.emPc = r('em_pc');
-    this.emInsn = r('em_insn');
-    this.emCtl = r('em_ctl', 16);
-    this.emVal = r('em_val');
-    this.emAddr = r('em_addr');
-    this.emRd = r('em_rd', 5);
-    this.emTrap = r('em_trap', 4);
-    this.emTval = r('em_tval');
-    this.emExit = r('em_exit', 1);
-    this.mwValid = r('mw_valid', 1);
-    this.mwPc = r('mw_pc');
-    this.mwInsn = r('mw_insn');
-    this.mwRd = r('mw_rd', 5);
-    this.mwVal = r('mw_val');
-    this.mwTrap = r('mw_trap', 4);
-    this.mwTval = r('mw_tval');
-    this.mwExit = r('mw_exit', 1);
+    const init = new Int32Array(LATCH_NAMES.length);
+    init[L_PC] = program.entry;
+    this.lat = new LatchBank(this, LATCH_NAMES, LATCH_WIDTHS, init);
     this.rf[2] = this.params.memBytes; // stack pointer at the top of local memory
   }
 
@@ -177,19 +159,22 @@ export class HpuCore extends Component {
 
   tick(t: number): number {
     if (this.halted) return NEVER;
+    this.lat.clock(); // the clock edge into this cycle
+    const q = this.lat.q;
+    const d = this.lat.d;
     // ---------------- WB: retire ----------------
-    if (this.mwValid.q) {
-      const trap = this.mwTrap.q;
+    if (q[L_MW_VALID]) {
+      const trap = q[L_MW_TRAP];
       if (trap !== 0) {
         this.halt(t);
-        this.trap = { pc: this.mwPc.q, cause: trap - 1, tval: this.mwTval.q >>> 0, reason: trapReason(trap - 1, this.mwTval.q) };
+        this.trap = { pc: q[L_MW_PC], cause: trap - 1, tval: q[L_MW_TVAL] >>> 0, reason: trapReason(trap - 1, q[L_MW_TVAL]) };
         return NEVER;
       }
-      const rd = this.mwRd.q;
-      if (rd !== 0) this.rf[rd] = this.mwVal.q;
+      const rd = q[L_MW_RD];
+      if (rd !== 0) this.rf[rd] = q[L_MW_VAL];
       this.retired++;
-      if (this.onRetire !== null) this.onRetire(this.mwPc.q, this.mwInsn.q, rd, rd !== 0 ? this.mwVal.q : 0);
-      if (this.mwExit.q) {
+      if (this.onRetire !== null) this.onRetire(q[L_MW_PC], q[L_MW_INSN], rd, rd !== 0 ? q[L_MW_VAL] : 0);
+      if (q[L_MW_EXIT]) {
         this.halt(t);
         this.exited = true;
         this.exitCode = this.rf[10]!;
@@ -197,37 +182,37 @@ export class HpuCore extends Component {
       }
     }
     // ---------------- MEM ----------------
-    if (this.emValid.q) {
-      const trap = this.emTrap.q;
+    if (q[L_EM_VALID]) {
+      const trap = q[L_EM_TRAP];
       if (trap !== 0) {
         // precise trap: flush everything younger, stop fetching, hand the trap to WB
-        this.mwValid.d = 1;
-        this.mwPc.d = this.emPc.q;
-        this.mwInsn.d = this.emInsn.q;
-        this.mwTrap.d = trap;
-        this.mwTval.d = this.emTval.q;
-        this.mwRd.d = 0;
-        this.mwExit.d = 0;
-        this.emValid.d = 0;
-        this.deValid.d = 0;
-        this.fdValid.d = 0;
-        this.fetchStop.d = 1;
+        d[L_MW_VALID] = 1;
+        d[L_MW_PC] = q[L_EM_PC];
+        d[L_MW_INSN] = q[L_EM_INSN];
+        d[L_MW_TRAP] = trap;
+        d[L_MW_TVAL] = q[L_EM_TVAL];
+        d[L_MW_RD] = 0;
+        d[L_MW_EXIT] = 0;
+        d[L_EM_VALID] = 0;
+        d[L_DE_VALID] = 0;
+        d[L_FD_VALID] = 0;
+        d[L_FETCH_STOP] = 1;
         this.div.cancel();
         return t + 1;
       }
-      const unit = ctlUnit(this.emCtl.q);
-      const addr = this.emAddr.q;
+      const unit = ctlUnit(q[L_EM_CTL]);
+      const addr = q[L_EM_ADDR]! >>> 0;
       if ((unit === U_LOAD || unit === U_STORE) && this.stallIn.q && this.external(addr)) {
         // the external memory is not ready: hold every stage up to and including MEM
         this.stallMem++;
-        this.mwValid.d = 0;
+        d[L_MW_VALID] = 0;
         this.holdOperands();
         return t + 1;
       }
-      let val = this.emVal.q;
+      let val = q[L_EM_VAL];
       const m = this.mem;
       if (unit === U_LOAD) {
-        switch (ctlFn(this.emCtl.q)) {
+        switch (ctlFn(q[L_EM_CTL])) {
           case 0:
             val = m.s8[addr]!;
             break;
@@ -244,29 +229,29 @@ export class HpuCore extends Component {
             val = m.u16[addr >>> 1]!;
         }
       } else if (unit === U_STORE) {
-        const fn = ctlFn(this.emCtl.q);
+        const fn = ctlFn(q[L_EM_CTL]);
         if (fn === 0) m.bytes[addr] = val;
         else if (fn === 1) m.u16[addr >>> 1] = val;
         else m.s32[addr >>> 2] = val;
       }
-      this.mwValid.d = 1;
-      this.mwPc.d = this.emPc.q;
-      this.mwInsn.d = this.emInsn.q;
-      this.mwRd.d = this.emRd.q;
-      this.mwVal.d = val;
-      this.mwTrap.d = 0;
-      this.mwExit.d = this.emExit.q;
-    } else this.mwValid.d = 0;
+      d[L_MW_VALID] = 1;
+      d[L_MW_PC] = q[L_EM_PC];
+      d[L_MW_INSN] = q[L_EM_INSN];
+      d[L_MW_RD] = q[L_EM_RD];
+      d[L_MW_VAL] = val;
+      d[L_MW_TRAP] = 0;
+      d[L_MW_EXIT] = q[L_EM_EXIT];
+    } else d[L_MW_VALID] = 0;
     // ---------------- EX ----------------
-    if (this.deValid.q) {
-      const ctl = this.deCtl.q;
+    if (q[L_DE_VALID]) {
+      const ctl = q[L_DE_CTL];
       const unit = ctlUnit(ctl);
-      const insn = this.deInsn.q;
-      const pc = this.dePc.q;
-      const a = this.forward((insn >>> 15) & 31, this.deA.q);
-      const b = this.forward((insn >>> 20) & 31, this.deB.q);
-      const imm = this.deImm.q;
-      let trap = this.deTrap.q;
+      const insn = q[L_DE_INSN];
+      const pc = q[L_DE_PC];
+      const a = this.forward((insn >>> 15) & 31, q[L_DE_A]);
+      const b = this.forward((insn >>> 20) & 31, q[L_DE_B]);
+      const imm = q[L_DE_IMM];
+      let trap = q[L_DE_TRAP];
       let tval = trap === TRAP_FETCH_FAULT + 1 || trap === TRAP_BREAKPOINT + 1 ? pc : trap !== 0 ? insn : 0;
       let val = 0;
       let addr = 0;
@@ -308,15 +293,15 @@ export class HpuCore extends Component {
           if (!this.div.cycle(ctlFn(ctl), a, b)) {
             // divider busy: hold decode and fetch, send a bubble to MEM
             this.stallDiv++;
-            this.emValid.d = 0;
-            this.deA.d = a;
-            this.deB.d = b;
+            d[L_EM_VALID] = 0;
+            d[L_DE_A] = a;
+            d[L_DE_B] = b;
             return t + 1;
           }
           val = this.div.result;
           break;
         case U_SYSTEM:
-          val = this.deA.q; // the system call's result (decode performed it)
+          val = q[L_DE_A]; // the system call's result (decode performed it)
           break;
         case U_ILLEGAL:
           break;
@@ -327,39 +312,39 @@ export class HpuCore extends Component {
         trap = TRAP_MISALIGNED_FETCH + 1;
         tval = target;
       }
-      this.emValid.d = 1;
-      this.emPc.d = pc;
-      this.emInsn.d = insn;
-      this.emCtl.d = ctl;
-      this.emVal.d = val;
-      this.emAddr.d = addr;
-      this.emTrap.d = trap;
-      this.emTval.d = tval;
-      const sys = this.deSys.q;
-      this.emRd.d = trap === 0 && (ctlWritesRd(ctl) || sys === SYS_RESULT) ? (sys === SYS_RESULT ? 10 : (insn >>> 7) & 31) : 0;
-      this.emExit.d = sys === SYS_EXIT ? 1 : 0;
+      d[L_EM_VALID] = 1;
+      d[L_EM_PC] = pc;
+      d[L_EM_INSN] = insn;
+      d[L_EM_CTL] = ctl;
+      d[L_EM_VAL] = val;
+      d[L_EM_ADDR] = addr;
+      d[L_EM_TRAP] = trap;
+      d[L_EM_TVAL] = tval;
+      const sys = q[L_DE_SYS];
+      d[L_EM_RD] = trap === 0 && (ctlWritesRd(ctl) || sys === SYS_RESULT) ? (sys === SYS_RESULT ? 10 : (insn >>> 7) & 31) : 0;
+      d[L_EM_EXIT] = sys === SYS_EXIT ? 1 : 0;
       if (target !== -1 && trap === 0) {
         // taken branch or jump: redirect fetch, squash the two younger instructions
         this.stallBranch += 2;
-        this.pc.d = target;
-        this.fdValid.d = 0;
-        this.deValid.d = 0;
+        d[L_PC] = target;
+        d[L_FD_VALID] = 0;
+        d[L_DE_VALID] = 0;
         return t + 1;
       }
-    } else this.emValid.d = 0;
+    } else d[L_EM_VALID] = 0;
     // ---------------- ID ----------------
-    if (this.fdValid.q) {
-      const insn = this.fdInsn.q;
-      const fault = this.fdFault.q;
+    if (q[L_FD_VALID]) {
+      const insn = q[L_FD_INSN];
+      const fault = q[L_FD_FAULT];
       const ctl = fault !== 0 ? U_ILLEGAL : decodeControl(insn);
       const unit = ctlUnit(ctl);
       const rs1 = (insn >>> 15) & 31;
       const rs2 = (insn >>> 20) & 31;
-      if (this.deValid.q && ctlUnit(this.deCtl.q) === U_LOAD) {
-        const ld = (this.deInsn.q >>> 7) & 31;
+      if (q[L_DE_VALID] && ctlUnit(q[L_DE_CTL]) === U_LOAD) {
+        const ld = (q[L_DE_INSN] >>> 7) & 31;
         if (ld !== 0 && ((ctlReadsRs1(ctl) && rs1 === ld) || (ctlReadsRs2(ctl) && rs2 === ld))) {
           this.stallLoadUse++;
-          this.deValid.d = 0;
+          d[L_DE_VALID] = 0;
           return t + 1;
         }
       }
@@ -367,65 +352,68 @@ export class HpuCore extends Component {
       let a = this.rf[rs1]!;
       const b = this.rf[rs2]!;
       if (unit === U_SYSTEM) {
-        if (this.deValid.q || this.emValid.q) {
+        if (q[L_DE_VALID] || q[L_EM_VALID]) {
           // serialise: wait until every older instruction has passed the memory stage
           this.stallEcall++;
-          this.deValid.d = 0;
+          d[L_DE_VALID] = 0;
           return t + 1;
         }
         if (this.rf[17] === 93) {
           sys = SYS_EXIT;
-          this.fdValid.d = 0;
-          this.fetchStop.d = 1;
+          d[L_FD_VALID] = 0;
+          d[L_FETCH_STOP] = 1;
         } else {
           sys = SYS_RESULT;
           a = this.syscall();
         }
       }
-      this.deValid.d = 1;
-      this.dePc.d = this.fdPc.q;
-      this.deInsn.d = insn;
-      this.deCtl.d = ctl;
-      this.deA.d = a;
-      this.deB.d = b;
-      this.deImm.d = unit === U_ILLEGAL ? 0 : immediate(ctl, insn);
-      this.deTrap.d = fault !== 0 ? fault : unit !== U_ILLEGAL ? 0 : insn === EBREAK ? TRAP_BREAKPOINT + 1 : TRAP_ILLEGAL + 1;
-      this.deSys.d = sys;
+      d[L_DE_VALID] = 1;
+      d[L_DE_PC] = q[L_FD_PC];
+      d[L_DE_INSN] = insn;
+      d[L_DE_CTL] = ctl;
+      d[L_DE_A] = a;
+      d[L_DE_B] = b;
+      d[L_DE_IMM] = unit === U_ILLEGAL ? 0 : immediate(ctl, insn);
+      d[L_DE_TRAP] = fault !== 0 ? fault : unit !== U_ILLEGAL ? 0 : insn === EBREAK ? TRAP_BREAKPOINT + 1 : TRAP_ILLEGAL + 1;
+      d[L_DE_SYS] = sys;
       if (sys === SYS_EXIT) return t + 1;
-    } else this.deValid.d = 0;
+    } else d[L_DE_VALID] = 0;
     // ---------------- IF ----------------
-    if (this.fetchStop.q) {
-      this.fdValid.d = 0;
+    if (q[L_FETCH_STOP]) {
+      d[L_FD_VALID] = 0;
       return t + 1;
     }
-    const pc = this.pc.q;
-    this.fdValid.d = 1;
-    this.fdPc.d = pc;
+    const pc = q[L_PC];
+    d[L_FD_VALID] = 1;
+    d[L_FD_PC] = pc;
     if (pc >>> 0 >= this.params.memBytes) {
-      this.fdInsn.d = 0;
-      this.fdFault.d = TRAP_FETCH_FAULT + 1;
+      d[L_FD_INSN] = 0;
+      d[L_FD_FAULT] = TRAP_FETCH_FAULT + 1;
     } else {
-      this.fdInsn.d = this.mem.s32[pc >>> 2]!;
-      this.fdFault.d = 0;
+      d[L_FD_INSN] = this.mem.s32[pc >>> 2]!;
+      d[L_FD_FAULT] = 0;
     }
-    this.pc.d = (pc + 4) | 0;
+    d[L_PC] = (pc + 4) | 0;
     return t + 1;
   }
 
   /** An operand as execute sees it: the newest in-flight result for `rs`, else the value read in decode. */
   private forward(rs: number, fromDecode: number): number {
     if (rs === 0) return 0;
-    if (this.emValid.q && this.emRd.q === rs) return this.emVal.q;
-    if (this.mwValid.q && this.mwRd.q === rs) return this.mwVal.q;
+    const q = this.lat.q;
+    if (q[L_EM_VALID] && q[L_EM_RD] === rs) return q[L_EM_VAL];
+    if (q[L_MW_VALID] && q[L_MW_RD] === rs) return q[L_MW_VAL];
     return fromDecode;
   }
 
   /** Execute holds while memory stalls: keep its operands current as forwarding sources retire. */
   private holdOperands(): void {
-    if (!this.deValid.q) return;
-    const insn = this.deInsn.q;
-    this.deA.d = this.forward((insn >>> 15) & 31, this.deA.q);
-    this.deB.d = this.forward((insn >>> 20) & 31, this.deB.q);
+    const q = this.lat.q;
+    const d = this.lat.d;
+    if (!q[L_DE_VALID]) return;
+    const insn = q[L_DE_INSN];
+    d[L_DE_A] = this.forward((insn >>> 15) & 31, q[L_DE_A]);
+    d[L_DE_B] = this.forward((insn >>> 20) & 31, q[L_DE_B]);
   }
 
   /** The Linux user ABI system calls other than exit; returns the value for a0. */
