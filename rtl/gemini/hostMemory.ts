@@ -1,5 +1,5 @@
 import { Channel, Component, type Counter, NEVER, Pipeline, type Scope } from '../kernel/index.ts';
-import { MEM_READ, type MemReq } from './types.ts';
+import { type Completion, MEM_NOTIFY, MEM_READ, type MemReq } from './types.ts';
 
 /** Host memory parameters. */
 export interface HostMemoryConfig {
@@ -14,7 +14,9 @@ export const HOST_MEMORY_DEFAULTS: HostMemoryConfig = { bytes: 1 << 20, readCycl
 /**
  * One node's memory as the NIC sees it through HyperTransport: takes one transaction per cycle
  * from `req` in order; a posted write updates the word (8-byte writes) at once; a read is answered
- * on `resp` readCycles later, in order (a read sees every write taken before it). The host CPU's
+ * on `resp` readCycles later, in order (a read sees every write taken before it); a write with
+ * `ack` is acknowledged the same way; a completion write (MEM_NOTIFY) completes its owner in the
+ * cycle it is taken. The host CPU's
  * own loads and stores (`load64`, `store64`) go straight to these words: they do not pass the
  * NIC, so the AMO unit's cache never sees them (the non-coherence the seed describes).
  */
@@ -80,6 +82,11 @@ export class HostMemory extends Component {
         this.stats.reads.inc();
         this.stats.readBytes.inc(m.bytes);
       } else {
+        if (m.kind === MEM_NOTIFY && m.owner !== null) (m.owner as Completion).doneCycle = t;
+        if (m.ack) {
+          m.resp = true;
+          pipe.push(m);
+        }
         if (word) {
           this.words[m.addr / 4] = m.lo >>> 0;
           this.words[m.addr / 4 + 1] = m.hi >>> 0;

@@ -49,8 +49,93 @@ export class MemReq {
   route = 0;
   /** owner's tag */
   tag = 0;
-  /** set by host memory on the read response */
+  /** set by host memory on the read response (and on a write's acknowledgement) */
   resp = false;
+  /** a write that wants an acknowledgement (non-posted): answered like a read, without data */
+  ack = false;
   /** owner's reference (the transfer this packet belongs to) */
   owner: unknown = null;
+}
+
+/** A completion the host memory can signal (a CQ write taken). */
+export interface Completion {
+  doneCycle: number;
+}
+
+/** MemReq kinds beyond read and write: a completion-queue write; taking it completes `owner`. */
+export const MEM_NOTIFY = 2;
+/** the host-CPU's stores into the NIC (PIO data, FMA/BTE descriptors), host-to-NIC only */
+export const MEM_PIO = 3;
+
+export const XFER_PUT = 0;
+export const XFER_GET = 1;
+export const XFER_AMO = 2;
+export const XFER_KIND_NAMES = ['put', 'get', 'amo'] as const;
+
+/** One blocking DMAPP call (put, get or AMO) as the initiating NIC's engines see it. */
+export class Transfer implements Completion {
+  kind = XFER_PUT;
+  /** payload bytes (for a strided transfer: elements x elemBytes) */
+  bytes = 8;
+  /** 0: contiguous; otherwise the size of each element of a strided transfer */
+  elemBytes = 0;
+  /** stride between elements (bytes), strided transfers only */
+  stride = 0;
+  srcAsic = 0;
+  srcNic = 0;
+  dstAsic = 0;
+  dstNic = 0;
+  /** FMA (PIO) when true, else BTE (DMA) */
+  pio = true;
+  amo: AmoReq | null = null;
+  issueCycle = -1;
+  doneCycle = -1;
+  // ---- progress counters kept by the engines
+  sent = 0;
+  arrived = 0;
+  /** packets of the transfer: ceil(bytes / 64), or one per element */
+  get packets(): number {
+    return this.elemBytes > 0 ? Math.ceil(this.bytes / this.elemBytes) : Math.max(1, Math.ceil(this.bytes / 64));
+  }
+  /** payload bytes of packet i */
+  packetBytes(i: number): number {
+    const unit = this.elemBytes > 0 ? this.elemBytes : 64;
+    return Math.min(unit, this.bytes - i * unit);
+  }
+}
+
+export const NET_PUT_DATA = 0;
+export const NET_PUT_ACK = 1;
+export const NET_GET_REQ = 2;
+export const NET_GET_DATA = 3;
+export const NET_AMO_REQ = 4;
+export const NET_AMO_RESP = 5;
+
+/** Responses travel on their own virtual channel (separate queues at every receive side), so a request waiting for a busy AMO unit never blocks the responses that would free it. */
+export function isResponse(kind: number): boolean {
+  return kind === NET_PUT_ACK || kind === NET_GET_DATA || kind === NET_AMO_RESP;
+}
+
+/** A Gemini network packet (request or response) between NICs. */
+export class NetPkt {
+  kind = NET_PUT_DATA;
+  dstAsic = 0;
+  dstNic = 0;
+  /** payload bytes (the wire adds the header) */
+  bytes = 0;
+  /** last packet of its transfer */
+  last = false;
+  xfer: Transfer | null = null;
+}
+
+/** A packet of `x` to a NIC (requests go to the target, responses back to the initiator). */
+export function netPacket(kind: number, x: Transfer, toInitiator: boolean, bytes: number, last: boolean): NetPkt {
+  const p = new NetPkt();
+  p.kind = kind;
+  p.xfer = x;
+  p.dstAsic = toInitiator ? x.srcAsic : x.dstAsic;
+  p.dstNic = toInitiator ? x.srcNic : x.dstNic;
+  p.bytes = bytes;
+  p.last = last;
+  return p;
 }

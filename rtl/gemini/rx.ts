@@ -1,0 +1,186 @@
+import { Channel, Component, type Counter, NEVER, type Scope } from '../kernel/index.ts';
+import { AMO_FETCHING } from './amo/ops.ts';
+import { ROUTE_RX } from './routes.ts';
+import { type AmoReq, MEM_NOTIFY, MEM_READ, MEM_WRITE, MemReq, NET_AMO_REQ, NET_AMO_RESP, NET_GET_DATA, NET_GET_REQ, NET_PUT_ACK, NET_PUT_DATA, type NetPkt, netPacket, type Transfer } from './types.ts';
+
+/**
+ * A NIC's receive side: every packet that arrives from the Netlink or from the NIC's own loopback.
+ *
+ * | packet | at | action |
+ * | --- | --- | --- |
+ * | PUT_DATA | target | posted HT write of the payload; the last one asks for an acknowledgement, which sends PUT_ACK back |
+ * | PUT_ACK | initiator | completion write (8 bytes) to host memory: the put is done when host memory takes it |
+ * | GET_REQ | target | queued; the data is read from host memory (64-byte reads or one per element, at most `window` outstanding) and each read returns as a GET_DATA packet |
+ * | GET_DATA | initiator | HT write of the payload; the last one is the completion write |
+ * | AMO_REQ | target | handed to the AMO unit; its response returns as AMO_RESP (8 bytes of payload when fetching) |
+ * | AMO_RESP | initiator | completion write (8 bytes, the fetched value) |
+ *
+ * Requests and responses arrive on separate queues (virtual channels), from the Netlink and from
+ * the NIC's own port (loopback). Per cycle: (1) one arrived response, then one arrived request
+ * (each round robin between Netlink and loopback) is handled if the resource it needs (the HT
+ * port, the AMO port) is free, else it waits; (2) one HT response (a
+ * write acknowledgement or a get's read data) or else one AMO response becomes a packet, if the
+ * network port has room; (3) one get read is issued if the HT port is still free.
+ */
+export class NicRx extends Component {
+  /** requests from the Netlink */
+  readonly netReq: Channel<NetPkt>;
+  /** responses from the Netlink */
+  readonly netResp: Channel<NetPkt>;
+  /** requests and responses from this NIC's own port (intra-NIC) */
+  readonly loopReq: Channel<NetPkt>;
+  readonly loopResp: Channel<NetPkt>;
+  readonly memReq: Channel<MemReq>;
+  readonly memResp: Channel<MemReq>;
+  readonly net: Channel<NetPkt>;
+  private readonly amoReq: Channel<AmoReq>;
+  private readonly amoResp: Channel<AmoReq>;
+  /** AMO requests in the unit, oldest first (the unit answers in order) */
+  private readonly amoXfers: Transfer[] = [];
+  /** gets whose reads are still to be issued, oldest first */
+  private readonly gets: Transfer[] = [];
+  private getNext = 0;
+  private getOut = 0;
+  /** reads and acknowledged writes whose response has not been taken (at most the response buffer: HT credits) */
+  private memOut = 0;
+  private readonly memCredits: number;
+  private pickReq = 0;
+  private pickResp = 0;
+  readonly stats: { packets: Counter; writes: Counter; reads: Counter };
+
+  constructor(
+    parent: Scope,
+    name: string,
+    amo: { req: Channel<AmoReq>; resp: Channel<AmoReq> },
+    readonly window: number,
+  ) {
+    super(parent, name);
+    this.netReq = new Channel<NetPkt>(this, 'net_req', { capacity: 4, latency: 1 }).bindConsumer(this);
+    this.netResp = new Channel<NetPkt>(this, 'net_resp', { capacity: 4, latency: 1 }).bindConsumer(this);
+    this.loopReq = new Channel<NetPkt>(this, 'loop_req', { capacity: 4, latency: 1 }).bindConsumer(this);
+    this.loopResp = new Channel<NetPkt>(this, 'loop_resp', { capacity: 4, latency: 1 }).bindConsumer(this);
+    this.memReq = new Channel<MemReq>(this, 'mem_req', { capacity: 4, latency: 1 }).bindProducer(this);
+    this.memCredits = window + 8;
+    this.memResp = new Channel<MemReq>(this, 'mem_resp', { capacity: this.memCredits, latency: 1 }).bindConsumer(this);
+    this.net = new Channel<NetPkt>(this, 'net', { capacity: 4, latency: 1 }).bindProducer(this);
+    this.amoReq = amo.req.bindProducer(this);
+    this.amoResp = amo.resp.bindConsumer(this);
+    this.stats = { packets: this.counter('packets'), writes: this.counter('writes'), reads: this.counter('reads') };
+  }
+
+  override reset(): void {
+    this.amoXfers.length = 0;
+    this.gets.length = 0;
+    this.getNext = 0;
+    this.getOut = 0;
+    this.pickReq = 0;
+    this.pickResp = 0;
+    this.memOut = 0;
+  }
+
+  tick(t: number): number {
+    // 1. one arrived response, then one arrived request (separate virtual channels)
+    let memUsed = this.arrive(this.netResp, this.loopResp, true, false);
+    if (this.arrive(this.netReq, this.loopReq, false, memUsed)) memUsed = true;
+    // 2. responses to packets
+    if (this.net.canPush()) {
+      if (this.memResp.canPop()) {
+        const m = this.memResp.pop();
+        this.memOut--;
+        const x = m.owner as Transfer;
+        if (m.kind === MEM_READ) {
+          this.getOut--;
+          const last = m.tag === x.packets - 1;
+          this.net.push(this.reply(x, NET_GET_DATA, m.bytes, last));
+        } else this.net.push(this.reply(x, NET_PUT_ACK, 0, true));
+      } else if (this.amoResp.canPop()) {
+        const r = this.amoResp.pop();
+        const x = this.amoXfers.shift()!;
+        if (x.amo !== r) throw new Error(`${this.path}: AMO response out of order`);
+        this.net.push(this.reply(x, NET_AMO_RESP, AMO_FETCHING[r.op] === 1 ? 8 : 0, true));
+      }
+    }
+    // 3. one get read
+    const g = this.gets[0];
+    if (!memUsed && g !== undefined && this.getNext < g.packets && this.getOut < this.window && this.memOut < this.memCredits && this.memReq.canPush()) {
+      this.memOut++;
+      const m = new MemReq();
+      m.kind = MEM_READ;
+      m.route = ROUTE_RX;
+      m.owner = g;
+      m.tag = this.getNext;
+      m.bytes = g.packetBytes(this.getNext);
+      this.memReq.push(m);
+      this.getNext++;
+      this.getOut++;
+      this.stats.reads.inc();
+      if (this.getNext === g.packets) {
+        this.gets.shift(); // all its reads are out; the next get starts at piece 0
+        this.getNext = 0;
+      }
+    }
+    if (this.netReq.canPop() || this.loopReq.canPop() || this.netResp.canPop() || this.loopResp.canPop() || this.memResp.canPop() || this.amoResp.canPop()) return t + 1;
+    if (g !== undefined && this.getNext < g.packets && this.getOut < this.window) return t + 1;
+    return NEVER;
+  }
+
+  /** Take one packet of a class (round robin Netlink/loopback); true when it used the HT port. */
+  private arrive(net: Channel<NetPkt>, loop: Channel<NetPkt>, resp: boolean, memBusy: boolean): boolean {
+    const pick = resp ? this.pickResp : this.pickReq;
+    const first = pick === 0 ? net : loop;
+    const second = pick === 0 ? loop : net;
+    const src = first.canPop() ? first : second.canPop() ? second : null;
+    if (src === null) return false;
+    const p = src.peek();
+    const needsMem = p.kind !== NET_GET_REQ && p.kind !== NET_AMO_REQ;
+    if (needsMem && memBusy) return false;
+    if (!this.handle(p)) return false;
+    src.pop();
+    if (resp) this.pickResp = src === net ? 1 : 0;
+    else this.pickReq = src === net ? 1 : 0;
+    this.stats.packets.inc();
+    return needsMem;
+  }
+
+  /** Handle an arrived packet; false when the resource it needs is busy this cycle. */
+  private handle(p: NetPkt): boolean {
+    const x = p.xfer!;
+    switch (p.kind) {
+      case NET_PUT_DATA:
+      case NET_GET_DATA:
+      case NET_PUT_ACK:
+      case NET_AMO_RESP: {
+        if (!this.memReq.canPush()) return false;
+        const ack = p.kind === NET_PUT_DATA && p.last;
+        if (ack && this.memOut >= this.memCredits) return false;
+        if (ack) this.memOut++;
+        const m = new MemReq();
+        m.owner = x;
+        m.route = ROUTE_RX;
+        m.bytes = p.kind === NET_PUT_ACK || p.kind === NET_AMO_RESP ? 8 : p.bytes;
+        if (p.kind === NET_PUT_DATA) {
+          m.kind = MEM_WRITE;
+          m.ack = ack;
+        } else if (p.kind === NET_GET_DATA && !p.last) m.kind = MEM_WRITE;
+        else m.kind = MEM_NOTIFY;
+        this.memReq.push(m);
+        this.stats.writes.inc();
+        return true;
+      }
+      case NET_GET_REQ:
+        this.gets.push(x);
+        return true;
+      case NET_AMO_REQ:
+        if (!this.amoReq.canPush()) return false;
+        this.amoReq.push(x.amo!);
+        this.amoXfers.push(x);
+        return true;
+      default:
+        throw new Error(`${this.path}: unknown packet kind ${p.kind}`);
+    }
+  }
+
+  private reply(x: Transfer, kind: number, bytes: number, last: boolean): NetPkt {
+    return netPacket(kind, x, true, bytes, last);
+  }
+}
