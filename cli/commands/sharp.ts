@@ -102,7 +102,7 @@ host received is hashed into result_sha256, which --skew-seed never changes.`,
       { name: 'dist', type: 'string', default: 'rc', choices: ['rc', 'ud', 'rc+ud'], help: 'result distribution' },
       { name: 'skew-seed', type: 'int', default: 1, min: 0, max: 0xffffffff, help: 'seed of the per-call host skew' },
       { name: 'skew-ns', type: 'number', default: 500, min: 0, max: 1e6, help: 'largest host skew per call' },
-      { name: 'iterations', type: 'int', default: 10, min: 1, max: 100000, help: 'measured iterations' },
+      { name: 'iterations', type: 'int', default: 10, min: 1, max: 1000000, help: 'measured iterations (memory does not grow with it)' },
       { name: 'data-seed', type: 'int', default: 7, min: 0, max: 0xffffffff, help: 'seed of the operands' },
       { name: 'max-cycles', type: 'int', default: 50_000_000, min: 1, max: 1e15, help: 'simulated-cycle cap of the run; reaching it fails the run (exit 1)' },
       { name: 'vcd', type: 'string', output: true, help: 'write a VCD of the aggregation nodes of the group' },
@@ -138,9 +138,10 @@ host received is hashed into result_sha256, which --skew-seed never changes.`,
       { name: 'scenario', type: 'string', required: true, choices: FAULT_SCENARIOS, help: 'fault to inject' },
       { name: 'seed', type: 'int', default: 1, min: 0, max: 0xffffffff, help: 'seed of the fault time, place and data' },
       { name: 'other-job', type: 'string', default: 'other-spine', choices: OTHER_JOB_PLACEMENTS, help: 'where the job that is not the target runs: on another spine or on the same spine' },
+      { name: 'iterations', type: 'int', default: 12, min: 1, max: 1000000, help: 'calls per member of each job (memory does not grow with it)' },
     ],
     run(f, io) {
-      const r = runFaultScenario(str(f, 'scenario') as FaultScenario, num(f, 'seed'), str(f, 'other-job') as OtherJobPlacement);
+      const r = runFaultScenario(str(f, 'scenario') as FaultScenario, num(f, 'seed'), str(f, 'other-job') as OtherJobPlacement, num(f, 'iterations'));
       const problems = faultReportProblems(r);
       const ok = problems.length === 0;
       if (bool(f, 'json')) io.out(JSON.stringify(r) + '\n');
@@ -151,6 +152,7 @@ host received is hashed into result_sha256, which --skew-seed never changes.`,
         io.out(`leaked contexts/quota: ${r.leaked_contexts}; grants of revoked jobs still held by the AM: ${r.leaked_grants}\n`);
         io.out(`other job ${r.other_job_shares_fault ? 'shares the failed part (must be revoked)' : 'does not use the failed part (must be unaffected)'}: ${r.other_jobs_ok ? 'as required' : 'NOT as required'}\n`);
         io.out(`new job after recovery: ${r.new_job}: ${r.new_job_detail}\n`);
+        io.out(`result_sha256 ${r.result_sha256}\n`);
         io.out(ok ? 'recovery OK\n' : `recovery FAILED: ${problems.join('; ')}\n`);
       }
       return ok ? 0 : 1;
@@ -162,14 +164,16 @@ host received is hashed into result_sha256, which --skew-seed never changes.`,
     flags: [
       { name: 'jobs', type: 'int', default: 3, min: 1, max: 16, help: 'number of jobs' },
       { name: 'seed', type: 'int', default: 1, min: 0, max: 0xffffffff, help: 'seed of the job layout, skew and data' },
+      { name: 'iterations', type: 'int', default: 6, min: 1, max: 1000000, help: 'calls per member of each group (memory does not grow with it)' },
     ],
     run(f, io) {
-      const r = runJobs(num(f, 'jobs'), num(f, 'seed'));
+      const r = runJobs(num(f, 'jobs'), num(f, 'seed'), num(f, 'iterations'));
       if (bool(f, 'json')) io.out(JSON.stringify(r) + '\n');
       else {
         io.out(`${r.jobs.length} jobs on ${r.hosts} hosts, ${r.groups} groups, ${r.cycles} cycles\n`);
         io.out(`${'job'.padEnd(6)}${'group'.padEnd(7)}${'members'.padStart(8)}${'tree'.padStart(6)}${'bytes'.padStart(7)}${'calls'.padStart(7)}${'latency us'.padStart(12)}  correct\n`);
         for (const j of r.jobs) for (const g of j.groups) io.out(`${String(j.job).padEnd(6)}${String(g.group).padEnd(7)}${String(g.members).padStart(8)}${String(g.tree).padStart(6)}${String(g.bytes).padStart(7)}${String(g.calls).padStart(7)}${g.latency_us.toFixed(3).padStart(12)}  ${g.ok}\n`);
+        io.out(`result_sha256 ${r.result_sha256}\n`);
         io.out(r.ok ? 'all results equal the golden model\n' : 'MISMATCH\n');
       }
       return r.ok ? 0 : 1;

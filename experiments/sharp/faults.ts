@@ -55,9 +55,12 @@ export interface FaultReport {
   bound_cycles: number;
   /** results of job 1 that did complete successfully all equal the golden model */
   affected_results_ok: boolean;
+  /** SHA-256 of the results every member of a group of jobs 1 and 2 agreed on (see Workload.result_sha256) */
+  result_sha256: string;
 }
 
-export function runFaultScenario(scenario: FaultScenario, seed: number, placement: OtherJobPlacement = 'other-spine'): FaultReport {
+export function runFaultScenario(scenario: FaultScenario, seed: number, placement: OtherJobPlacement = 'other-spine', iterations = 12): FaultReport {
+  if (!Number.isInteger(iterations) || iterations < 1) throw new RangeError(`iterations must be a positive integer, got ${iterations}`);
   const fabric = new Fabric({ hosts: 128 });
   const topo = fabric.topo;
   const rng = new Rng(seed);
@@ -66,7 +69,6 @@ export function runFaultScenario(scenario: FaultScenario, seed: number, placemen
   const job2 = topo.hosts.filter((h) => h % 2 === 1 && (placement === 'other-spine' || firstHalf.has(topo.leafOf[h]!)));
   // tree t is rooted at spine t mod spines: tree `spines` shares spine 0 with job 1's tree 0
   const tree2 = placement === 'other-spine' ? 1 : topo.spines.length;
-  const iterations = 12;
   const w = new Workload(
     fabric,
     [
@@ -112,7 +114,7 @@ export function runFaultScenario(scenario: FaultScenario, seed: number, placemen
   // run until job 2 is done and job 1 has finished or stopped everywhere (a hang shows as the limit),
   // then long enough for in-flight packets and revocations to drain
   try {
-    sim.runUntil(() => w.finished(), fabric.cycles(2_000_000));
+    sim.runUntil(() => w.finished(), fabric.cycles(2_000_000 + iterations * 100_000));
   } catch {
     // a hang: counted below
   }
@@ -122,7 +124,7 @@ export function runFaultScenario(scenario: FaultScenario, seed: number, placemen
   const rec = am.jobs.get(1)!;
   const detected = rec.revokedAt;
   let maxAfter = 0;
-  for (const d of w.outcomes[0]!.done) for (const c of d) if (c.status !== 0 && detected >= 0) maxAfter = Math.max(maxAfter, c.done - detected);
+  for (const t of w.outcomes[0]!.ranks) if (t.lastErrorDone >= 0 && detected >= 0) maxAfter = Math.max(maxAfter, t.lastErrorDone - detected);
   const newJob = startNewJob(fabric, job1, w.outcomes[0]!.spec.tree, seed);
   let leaked = 0;
   for (const an of fabric.ans.values()) {
@@ -134,9 +136,9 @@ export function runFaultScenario(scenario: FaultScenario, seed: number, placemen
   }
   const o1 = w.outcomes[0]!;
   const o2 = w.outcomes[1]!;
-  const operations = w.outcomes.reduce((a, o) => a + o.done.reduce((b, d) => b + d.length, 0) + o.hung, 0);
+  const operations = w.outcomes.reduce((a, o) => a + o.ranks.reduce((b, t) => b + t.completed, 0) + o.hung, 0);
   const errors = o1.errors + o2.errors;
-  const ok = w.outcomes.reduce((a, o) => a + o.done.reduce((b, d) => b + d.filter((c) => c.status === 0).length, 0), 0);
+  const ok = w.outcomes.reduce((a, o) => a + o.ranks.reduce((b, t) => b + t.ok, 0), 0);
   const revoked2 = (am.jobs.get(2)?.revoked ?? 0) !== 0;
   const leakedGrants = [1, 2].reduce((a, j) => a + ((am.jobs.get(j)?.revoked ?? 0) !== 0 ? am.grantedTo(j) : 0), 0);
   return {
@@ -158,6 +160,7 @@ export function runFaultScenario(scenario: FaultScenario, seed: number, placemen
     max_completion_after_detection_cycles: maxAfter,
     bound_cycles: faultBound(fabric),
     affected_results_ok: o1.mismatches.length === 0,
+    result_sha256: w.result_sha256,
   };
 }
 

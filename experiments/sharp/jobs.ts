@@ -13,12 +13,18 @@ export interface JobsReport {
   groups: number;
   cycles: number;
   ok: boolean;
+  /** SHA-256 of the results every member of a group agreed on (see Workload.result_sha256) */
+  result_sha256: string;
   jobs: { job: number; groups: { group: number; members: number; tree: number; bytes: number; calls: number; latency_us: number; ok: boolean }[] }[];
 }
 
-export function runJobs(jobs: number, seed: number): JobsReport {
+/**
+ * The groups of `jobs` jobs on a fabric (seeded): hosts dealt to jobs at random, a world group and
+ * a half-size sub-group per job, each member calling `iterations` times (Infinity: until stopped).
+ */
+export function jobSpecs(fabric: Fabric, jobs: number, seed: number, iterations: number): GroupSpec[] {
   if (!Number.isInteger(jobs) || jobs < 1 || jobs > 16) throw new RangeError(`jobs must be in 1..16, got ${jobs}`);
-  const fabric = new Fabric({ hosts: 128 });
+  if (!(iterations >= 1) || (!Number.isInteger(iterations) && iterations !== Infinity)) throw new RangeError(`iterations must be a positive integer, got ${iterations}`);
   const rng = new Rng(seed);
   const hosts = rng.shuffle([...fabric.topo.hosts]);
   const per = Math.floor(hosts.length / jobs);
@@ -28,12 +34,18 @@ export function runJobs(jobs: number, seed: number): JobsReport {
     const mine = hosts.slice(j * per, (j + 1) * per).sort((a, b) => a - b);
     const sub = rng.shuffle([...mine]).slice(0, Math.max(1, Math.ceil(mine.length / 2))).sort((a, b) => a - b);
     const job = j + 1;
-    specs.push({ job, group: 1, tree: (2 * j) % 64, members: mine, op: 'sum', type: 'f32', bytes: rng.pick(sizes), iterations: 6, dist: rng.pick(['rc', 'ud', 'rc+ud'] as const), maxOps: 4 });
-    specs.push({ job, group: 2, tree: (2 * j + 1) % 64, members: sub, op: 'sum', type: 'f32', bytes: rng.pick(sizes), iterations: 6, dist: 'rc', maxOps: 4 });
+    specs.push({ job, group: 1, tree: (2 * j) % 64, members: mine, op: 'sum', type: 'f32', bytes: rng.pick(sizes), iterations, dist: rng.pick(['rc', 'ud', 'rc+ud'] as const), maxOps: 4 });
+    specs.push({ job, group: 2, tree: (2 * j + 1) % 64, members: sub, op: 'sum', type: 'f32', bytes: rng.pick(sizes), iterations, dist: 'rc', maxOps: 4 });
   }
+  return specs;
+}
+
+export function runJobs(jobs: number, seed: number, iterations = 6): JobsReport {
+  const fabric = new Fabric({ hosts: 128 });
+  const specs = jobSpecs(fabric, jobs, seed, iterations);
   const w = new Workload(fabric, specs, { dataSeed: seed, skewSeed: seed + 1, skewMaxNs: 400 });
   const start = fabric.sim.cycle;
-  fabric.sim.runUntil(() => w.finished(), fabric.cycles(5_000_000));
+  fabric.sim.runUntil(() => w.finished(), fabric.cycles(5_000_000 + iterations * 1_000_000));
   const cycles = fabric.sim.cycle - start;
   w.verify();
   const byJob = new Map<number, JobsReport['jobs'][number]>();
@@ -44,5 +56,5 @@ export function runJobs(jobs: number, seed: number): JobsReport {
     if (!byJob.has(o.spec.job)) byJob.set(o.spec.job, { job: o.spec.job, groups: [] });
     byJob.get(o.spec.job)!.groups.push({ group: o.spec.group, members: o.plan.members.length, tree: o.spec.tree, bytes: o.spec.bytes, calls: o.spec.iterations, latency_us: Number(o.latency_us.toFixed(4)), ok: good });
   }
-  return { hosts: fabric.topo.hosts.length, groups: specs.length, cycles, ok, jobs: [...byJob.values()] };
+  return { hosts: fabric.topo.hosts.length, groups: specs.length, cycles, ok, result_sha256: w.result_sha256, jobs: [...byJob.values()] };
 }

@@ -70,7 +70,7 @@ export interface AllreduceOptions {
   type?: DataType;
   rounding?: Rounding;
   dist?: DistMode;
-  /** measured iterations (default 10) and warm-up iterations (default 2) */
+  /** measured iterations (default 10; Infinity for a loop that runs until stopped) and warm-up iterations (default 2) */
   iterations?: number;
   warmup?: number;
   /** host skew: every call is delayed by a random 0..skewMaxNs from this seed (default seed 1, 0 ns) */
@@ -98,108 +98,173 @@ export interface AllreduceReport {
   ok: boolean;
   /** SHA-256 of the result bytes every host received (all iterations, in order) */
   result_sha256: string;
+  /** the first ten mismatches (of `mismatch_count`) */
   mismatches: string[];
+  mismatch_count: number;
   plan: GroupPlan;
 }
 
+/** one iteration in flight: its operands (drawn when its first call is made), golden result once known, members heard from */
+interface IterationInFlight {
+  operands: Map<number, Uint8Array>;
+  expected: Uint8Array | null;
+  reported: number;
+}
+
 /**
- * An MPI_Allreduce-style tight loop: every member calls, waits for completion, calls again.
- * Results are checked against the golden model and across members.
+ * An MPI_Allreduce-style tight loop: every member calls, waits for completion, calls again. The
+ * loop keeps only the iterations in flight: operands are drawn when an iteration's first call is
+ * made (in iteration order from one seeded stream, so they never depend on the skew), each result
+ * is checked against the golden model and across members as it arrives, hashed, and dropped; an
+ * iteration is forgotten once every member has its result. Memory does not grow with the number
+ * of iterations. The caller steps the fabric's simulator; `finished` says when every call is done.
  */
-export function runAllreduce(o: AllreduceOptions): AllreduceReport {
-  const fabric = o.fabric ?? new Fabric(o.fabricConfig);
-  const sim = fabric.sim;
-  const type = o.type ?? 'f32';
-  const op = o.op ?? 'sum';
-  const elem = elementBytes(type, op, 'i32');
-  if (o.bytes % elem !== 0) throw new RangeError(`--bytes ${o.bytes} is not a multiple of the ${type} ${op} element size (${elem})`);
-  const count = o.bytes / elem;
-  const iterations = o.iterations ?? 10;
-  const warmup = o.warmup ?? 2;
-  const total = iterations + warmup;
-  const job = o.job ?? 1;
-  const group = o.group ?? 1;
-  const members = spreadMembers(fabric, o.hosts);
-  const plan = fabric.am.createGroup(job, group, o.tree ?? 0, members, { maxOps: o.maxOps ?? 8 });
-  fabric.settle();
-  const vcdSink = o.vcd ? fileSink(o.vcd) : null;
-  if (vcdSink) new VcdTracer(sim, vcdSink, { include: [...plan.ans.keys()].map((id) => fabric.topo.nodes[id]!.name) });
-  const dataRng = new Rng(o.dataSeed ?? 7);
-  const skewRng = new Rng(o.skewSeed ?? 1);
-  const skewMax = fabric.cycles(o.skewMaxNs ?? 0);
-  // operands per iteration and member, drawn up front so the skew never changes them
-  const operands: Map<number, Uint8Array>[] = [];
-  for (let i = 0; i < total; i++) {
-    const m = new Map<number, Uint8Array>();
-    for (const h of members) m.set(h, randomPayload(dataRng, type, op, count));
-    operands.push(m);
-  }
-  const done: Completion[][] = members.map(() => []);
-  let measuredStart = -1;
-  let measuredEnd = -1;
-  const dist = o.dist ?? 'rc';
-  const calls = members.length * total;
-  let completed = 0;
-  const report = o.onProgress ? () => o.onProgress!(completed, calls) : undefined;
-  members.forEach((h, rank) => {
-    const host = fabric.hosts[h]!;
-    const callIter = (i: number, at: number): void => {
-      host.call(at + (skewMax > 0 ? skewRng.int(skewMax + 1) : 0), { job, group, op, type, rounding: o.rounding, count, data: operands[i]!.get(h)!, dist, targetKind: 'all' }, (c) => {
-        done[rank]!.push(c);
-        completed++;
-        report?.();
-        if (i + 1 < total) callIter(i + 1, c.done);
-      });
+export class AllreduceLoop {
+  readonly plan: GroupPlan;
+  readonly members: number[];
+  /** member-calls completed, and iterations every member has completed */
+  calls = 0;
+  iterationsDone = 0;
+  mismatchCount = 0;
+  readonly mismatches: string[] = [];
+  private readonly total: number;
+  private readonly warmup: number;
+  private readonly inFlight = new Map<number, IterationInFlight>();
+  private drawn = 0;
+  private latencySum = 0;
+  private measuredStart = -1;
+  private measuredEnd = -1;
+  private readonly hash = createHash('sha256');
+  private readonly golden: (i: number) => { data: Uint8Array; problems: string[] };
+
+  constructor(
+    readonly fabric: Fabric,
+    readonly o: AllreduceOptions,
+  ) {
+    const sim = fabric.sim;
+    const type = o.type ?? 'f32';
+    const op = o.op ?? 'sum';
+    const elem = elementBytes(type, op, 'i32');
+    if (o.bytes % elem !== 0) throw new RangeError(`--bytes ${o.bytes} is not a multiple of the ${type} ${op} element size (${elem})`);
+    const count = o.bytes / elem;
+    this.warmup = o.warmup ?? 2;
+    this.total = (o.iterations ?? 10) + this.warmup;
+    const job = o.job ?? 1;
+    const group = o.group ?? 1;
+    this.members = spreadMembers(fabric, o.hosts);
+    const plan = fabric.am.createGroup(job, group, o.tree ?? 0, this.members, { maxOps: o.maxOps ?? 8 });
+    this.plan = plan;
+    fabric.settle();
+    const vcdSink = o.vcd ? fileSink(o.vcd) : null;
+    if (vcdSink) new VcdTracer(sim, vcdSink, { include: [...plan.ans.keys()].map((id) => fabric.topo.nodes[id]!.name) });
+    const dataRng = new Rng(o.dataSeed ?? 7);
+    const skewRng = new Rng(o.skewSeed ?? 1);
+    const skewMax = fabric.cycles(o.skewMaxNs ?? 0);
+    const members = this.members;
+    // golden fold per fragment along the group's actual tree
+    const shape = { root: plan.root, children: new Map([...plan.ans].map(([k, v]) => [k, v.children])) };
+    const perFrag = Math.max(1, Math.floor(256 / elem));
+    const frags = count === 0 ? 1 : Math.ceil(count / perFrag);
+    const order = fabric.ans.values().next().value!.alu.params.order;
+    this.golden = (i) => {
+      const it = this.inFlight.get(i)!;
+      const problems: string[] = [];
+      const expected = new Uint8Array(count * elem);
+      for (let f = 0; f < frags; f++) {
+        const first = f * perFrag;
+        const n = count === 0 ? 0 : Math.min(perFrag, count - first);
+        const ops = new Map<number, Uint8Array>();
+        for (const h of members) ops.set(h, it.operands.get(h)!.subarray(first * elem, (first + n) * elem));
+        const g = goldenTreeReduce(shape, { type, op, rounding: o.rounding, count: n, order, operationId: seedIdOf(job, plan.tree, group, 1 + i * frags + f) }, ops);
+        if (g.status !== 0) problems.push(`iteration ${i} fragment ${f}: golden status ${g.status}`);
+        expected.set(g.data, first * elem);
+      }
+      return { data: expected, problems };
     };
-    callIter(0, sim.cycle);
-  });
-  runUntilReporting(sim, () => completed === calls, o.maxCycles ?? 50_000_000, report);
-  sim.closeTraces();
-  // latency: average over members of the measured iterations' call-to-completion times
-  let sum = 0;
-  for (const d of done) {
-    for (let i = warmup; i < total; i++) sum += d[i]!.done - d[i]!.called;
-    measuredStart = measuredStart < 0 ? d[warmup]!.called : Math.min(measuredStart, d[warmup]!.called);
-    measuredEnd = Math.max(measuredEnd, d[total - 1]!.done);
-  }
-  const latencyCycles = sum / (members.length * iterations);
-  // correctness: golden fold per fragment, identical on every host
-  const mismatches: string[] = [];
-  const hash = createHash('sha256');
-  const shape = { root: plan.root, children: new Map([...plan.ans].map(([k, v]) => [k, v.children])) };
-  const perFrag = Math.max(1, Math.floor(256 / elem));
-  const frags = count === 0 ? 1 : Math.ceil(count / perFrag);
-  const order = fabric.ans.values().next().value!.alu.params.order;
-  let seq = 1;
-  for (let i = 0; i < total; i++) {
-    const expected = new Uint8Array(count * elem);
-    for (let f = 0; f < frags; f++, seq++) {
-      const first = f * perFrag;
-      const n = count === 0 ? 0 : Math.min(perFrag, count - first);
-      const ops = new Map<number, Uint8Array>();
-      for (const h of members) ops.set(h, operands[i]!.get(h)!.subarray(first * elem, (first + n) * elem));
-      const g = goldenTreeReduce(shape, { type, op, rounding: o.rounding, count: n, order, operationId: seedIdOf(job, plan.tree, group, seq) }, ops);
-      if (g.status !== 0) mismatches.push(`iteration ${i} fragment ${f}: golden status ${g.status}`);
-      expected.set(g.data, first * elem);
-    }
-    const first = done[0]![i]!;
-    hash.update(first.data);
+    const operandsOf = (i: number): IterationInFlight => {
+      while (this.drawn <= i) {
+        const m = new Map<number, Uint8Array>();
+        for (const h of members) m.set(h, randomPayload(dataRng, type, op, count));
+        this.inFlight.set(this.drawn++, { operands: m, expected: null, reported: 0 });
+      }
+      return this.inFlight.get(i)!;
+    };
+    const dist = o.dist ?? 'rc';
     members.forEach((h, rank) => {
-      const c = done[rank]![i]!;
-      if (c.status !== 0) mismatches.push(`host ${h} iteration ${i}: status ${c.status}`);
-      else if (!bytesEqual(c.data, expected)) mismatches.push(`host ${h} iteration ${i}: result differs from the golden model`);
+      const host = fabric.hosts[h]!;
+      const callIter = (i: number, at: number): void => {
+        const data = operandsOf(i).operands.get(h)!;
+        host.call(at + (skewMax > 0 ? skewRng.int(skewMax + 1) : 0), { job, group, op, type, rounding: o.rounding, count, data, dist, targetKind: 'all' }, (c) => {
+          this.completed(i, rank, h, c);
+          if (i + 1 < this.total) callIter(i + 1, c.done);
+        });
+      };
+      callIter(0, sim.cycle);
     });
   }
-  return {
-    hosts: members.length,
-    bytes: o.bytes,
-    latency_us: sim.cyclesToUs(latencyCycles),
-    cycles: measuredEnd - measuredStart,
-    ok: mismatches.length === 0,
-    result_sha256: hash.digest('hex'),
-    mismatches: mismatches.slice(0, 10),
-    plan,
-  };
+
+  private completed(i: number, rank: number, h: number, c: Completion): void {
+    this.calls++;
+    this.o.onProgress?.(this.calls, this.members.length * this.total);
+    if (rank === 0) this.hash.update(c.data);
+    if (i >= this.warmup) {
+      this.latencySum += c.done - c.called;
+      if (i === this.warmup) this.measuredStart = this.measuredStart < 0 ? c.called : Math.min(this.measuredStart, c.called);
+      if (i === this.total - 1) this.measuredEnd = Math.max(this.measuredEnd, c.done);
+    }
+    const it = this.inFlight.get(i)!;
+    if (it.expected === null) {
+      const g = this.golden(i);
+      it.expected = g.data;
+      for (const p of g.problems) this.mismatch(p);
+    }
+    if (c.status !== 0) this.mismatch(`host ${h} iteration ${i}: status ${c.status}`);
+    else if (!bytesEqual(c.data, it.expected)) this.mismatch(`host ${h} iteration ${i}: result differs from the golden model`);
+    if (++it.reported === this.members.length) {
+      this.inFlight.delete(i);
+      this.iterationsDone++;
+    }
+  }
+
+  private mismatch(text: string): void {
+    this.mismatchCount++;
+    if (this.mismatches.length < 10) this.mismatches.push(text);
+  }
+
+  /** Every member completed every iteration. */
+  get finished(): boolean {
+    return this.calls === this.members.length * this.total;
+  }
+
+  /** Iterations whose operands are held (in flight on some member): bounded by the loop's pipelining, not its length. */
+  get held(): number {
+    return this.inFlight.size;
+  }
+
+  report(): AllreduceReport {
+    const measured = this.total - this.warmup;
+    return {
+      hosts: this.members.length,
+      bytes: this.o.bytes,
+      latency_us: this.fabric.sim.cyclesToUs(this.latencySum / (this.members.length * measured)),
+      cycles: this.measuredEnd - this.measuredStart,
+      ok: this.mismatchCount === 0,
+      result_sha256: this.hash.copy().digest('hex'),
+      mismatches: [...this.mismatches],
+      mismatch_count: this.mismatchCount,
+      plan: this.plan,
+    };
+  }
+}
+
+/** Run an allreduce loop to completion (see `AllreduceLoop`). */
+export function runAllreduce(o: AllreduceOptions): AllreduceReport {
+  const fabric = o.fabric ?? new Fabric(o.fabricConfig);
+  const loop = new AllreduceLoop(fabric, o);
+  const report = o.onProgress ? () => o.onProgress!(loop.calls, loop.members.length * ((o.iterations ?? 10) + (o.warmup ?? 2))) : undefined;
+  runUntilReporting(fabric.sim, () => loop.finished, o.maxCycles ?? 50_000_000, report);
+  fabric.sim.closeTraces();
+  return loop.report();
 }
 
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {

@@ -146,6 +146,16 @@ export class Rng {
   state(): [number, number, number, number] {
     return [this.a >>> 0, this.b >>> 0, this.c >>> 0, this.d >>> 0];
   }
+
+  /** An exact copy: draws the same numbers as this generator from here on (a bookmark in the stream). */
+  clone(): Rng {
+    const c = new Rng(0);
+    c.a = this.a;
+    c.b = this.b;
+    c.c = this.c;
+    c.d = this.d;
+    return c;
+  }
 }
 
 function rotl(x: number, k: number): number {

@@ -131,10 +131,13 @@ export class SharpHost extends FabricEndpoint<ToHost> {
   /** HCA receive engine: busy with the previous message until this cycle (one message enters at a time) */
   private rxFreeAt = 0;
   private readonly tx: [number, Frame][] = []; // HCA send pipeline
-  readonly completions: Completion[] = [];
   private corruptor: ((bytes: Uint8Array) => void) | null = null;
-  /** results of operations that targeted this host from outside their group */
-  readonly external: Completion[] = [];
+  /**
+   * Opt-in: called with each result of an operation that targeted this host from outside its group.
+   * The host keeps no record of completed operations (a long run must not grow): whoever wants the
+   * results takes them here, as members take theirs from the call's callback.
+   */
+  onExternal: ((x: Completion) => void) | null = null;
   alive = true;
   private deathReportAt = -1;
   private readonly reports: ToAm[] = [];
@@ -173,8 +176,6 @@ export class SharpHost extends FabricEndpoint<ToHost> {
     this.rx.length = 0;
     this.rxFreeAt = 0;
     this.tx.length = 0;
-    this.completions.length = 0;
-    this.external.length = 0;
     this.alive = true;
     this.deathReportAt = -1;
     this.reports.length = 0;
@@ -374,7 +375,7 @@ export class SharpHost extends FabricEndpoint<ToHost> {
     const f = this.inflight.get(key);
     if (!f) {
       const g = this.groups.get(`${r.job}/${r.group}`);
-      if (!g && r.status === 0) this.external.push({ job: r.job, group: r.group, msg: r.msgId, status: 0, data: r.payload, flags: r.aluFlags, called: -1, done: t });
+      if (!g && r.status === 0) this.onExternal?.({ job: r.job, group: r.group, msg: r.msgId, status: 0, data: r.payload, flags: r.aluFlags, called: -1, done: t });
       return;
     }
     this.inflight.delete(key);
@@ -400,7 +401,6 @@ export class SharpHost extends FabricEndpoint<ToHost> {
     m.finished = true;
     const keep = status === 0 && (m.c.targetKind === 'all' || (m.c.targetKind === 'member' && m.c.targetId === m.g.rank));
     const x: Completion = { job: m.g.job, group: m.g.group, msg: m.msg, status, data: keep ? m.result : new Uint8Array(0), flags: status ? 0 : m.flags, called: m.called, done: t };
-    this.completions.push(x);
     if (status) this.cErrors.inc();
     else this.cDone.inc();
     this.hLatency.record(t - m.called);

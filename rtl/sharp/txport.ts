@@ -13,7 +13,8 @@ import type { Frame } from './frame.ts';
 export class TxPort {
   busyUntil = 0;
   private readonly times: number[] = [];
-  private readonly frames: Frame[] = [];
+  /** queued frames from `head` on; a sent frame's slot is cleared at once (the arrays are compacted only now and then) */
+  private readonly frames: (Frame | null)[] = [];
   private head = 0;
   /** false once the link is down: frames are dropped */
   up = true;
@@ -48,6 +49,7 @@ export class TxPort {
   flush(t: number): void {
     while (this.head < this.times.length && this.times[this.head]! <= t && this.link.canPush()) {
       const f = this.frames[this.head]!;
+      this.frames[this.head] = null;
       this.head++;
       if (this.up) {
         this.link.push(f);

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemorySink, VcdTracer } from '../../rtl/kernel/index.ts';
 import { Fabric } from '../../rtl/sharp/fabric.ts';
+import type { Completion } from '../../rtl/sharp/host.ts';
 import { largeSpec } from '../../rtl/sharp/topology.ts';
 import { runAllreduce, spreadMembers } from '../../experiments/sharp/scenario.ts';
 import { Workload } from '../../experiments/sharp/workload.ts';
@@ -83,9 +84,11 @@ describe('SHArP allreduce on the 128-host fabric', () => {
     }
     fabric.sim.runUntil(() => done === members.length, 1_000_000);
     done = 0;
+    const external: Completion[] = [];
+    fabric.hosts[outsider]!.onExternal = (x) => external.push(x);
     for (const h of members) fabric.hosts[h]!.call(fabric.sim.cycle, { job: 1, group: 1, op: 'sum', type: 'i32', count: 2, data: data(h), dist: 'rc', targetKind: 'external', targetId: outsider }, () => done++);
-    fabric.sim.runUntil(() => done === members.length && fabric.hosts[outsider]!.external.length === 1, 1_000_000);
-    const ext = fabric.hosts[outsider]!.external[0]!;
+    fabric.sim.runUntil(() => done === members.length && external.length === 1, 1_000_000);
+    const ext = external[0]!;
     expect(Array.from(new Int32Array(ext.data.slice().buffer))).toEqual([members.reduce((a, b) => a + b, 0), members.length]);
   });
 
@@ -103,15 +106,21 @@ describe('SHArP fabric determinism', () => {
     const run = (skipping: boolean): { stats: string; vcd: string; done: string } => {
       const fabric = new Fabric({ skipping });
       const sink = new MemorySink();
-      const w = new Workload(fabric, [{ job: 1, group: 1, tree: 0, members: spreadMembers(fabric, 16), op: 'sum', type: 'f32', bytes: 512, iterations: 2, dist: 'rc+ud' }], { skewSeed: 3, skewMaxNs: 200 });
+      const done: [number, number, number, number[]][] = [];
+      const w = new Workload(fabric, [{ job: 1, group: 1, tree: 0, members: spreadMembers(fabric, 16), op: 'sum', type: 'f32', bytes: 512, iterations: 2, dist: 'rc+ud' }], {
+        skewSeed: 3,
+        skewMaxNs: 200,
+        onCompletion: (_g, rank, i, c) => done.push([rank, i, c.done, Array.from(c.data)]),
+      });
       new VcdTracer(fabric.sim, sink, { include: ['leaf0', 'spine0'] });
       fabric.sim.runUntil(() => w.finished(), 200_000);
       fabric.sim.step(100);
       fabric.sim.closeTraces();
-      return { stats: JSON.stringify(fabric.sim.stats.toJSON()), vcd: sink.text(), done: JSON.stringify(w.outcomes[0]!.done.map((d) => d.map((c) => [c.done, Array.from(c.data)]))) };
+      return { stats: JSON.stringify(fabric.sim.stats.toJSON()), vcd: sink.text(), done: JSON.stringify(done) };
     };
     const on = run(true);
     const off = run(false);
+    expect(on.done.length).toBeGreaterThan(1000);
     expect(on.done).toBe(off.done);
     expect(on.stats).toBe(off.stats);
     expect(on.vcd.length).toBeGreaterThan(1000);
