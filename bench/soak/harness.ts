@@ -1,12 +1,14 @@
 /**
  * The soak harness: runs one block for a number of simulated cycles in equal slices and, after each
- * slice, records the live heap (after a forced GC) and the simulation rate of the slice (wall time
- * of the slice only, not of the GC). It judges the run (docs/long-runs.md):
+ * slice, records the live heap (after a forced GC) and the simulation rate of the slice: simulated
+ * cycles per second of this process's CPU time (user + system) over the slice, not counting the
+ * GC, so that other processes on a shared machine do not move it. It judges the run
+ * (docs/long-runs.md):
  * - heap growth: the heap at the end may exceed the heap at 10 % of the run by at most 5 MB;
  * - slowdown: the rate at the end (median of the last three slices) may be at most 20 % below the
  *   rate at the start (median of slices 2 to 4; the first slice includes the JIT warm-up);
  * - function: the block's own check (results against the golden model, progress) after every slice.
- * Rates are wall-clock figures: the rate rule is for benchmarks only (`checkRate`), never a test.
+ * Rates are timing figures: the rate rule is for benchmarks only (`checkRate`), never a test.
  */
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -32,7 +34,7 @@ export interface SoakOptions {
 export interface SoakSample {
   cycle: number;
   heap_mb: number;
-  /** simulated cycles per wall second over the slice that ended here */
+  /** simulated cycles per CPU second of this process over the slice that ended here */
   rate: number;
 }
 
@@ -73,11 +75,12 @@ export function soak(block: SoakBlock, o: SoakOptions = {}): SoakResult {
   let heap10 = heapStart;
   for (let k = 1; k <= n; k++) {
     const from = run.cycle;
-    const t0 = performance.now();
+    const t0 = process.cpuUsage();
     run.runTo(c0 + Math.round((cycles * k) / n));
-    const wall = (performance.now() - t0) / 1000;
+    const used = process.cpuUsage(t0);
+    const cpu = (used.user + used.system) / 1e6;
     const heap = liveHeapBytes();
-    const s = { cycle: run.cycle - c0, heap_mb: heap / MB, rate: (run.cycle - from) / Math.max(wall, 1e-6) };
+    const s = { cycle: run.cycle - c0, heap_mb: heap / MB, rate: (run.cycle - from) / Math.max(cpu, 1e-6) };
     samples.push(s);
     o.onSample?.(s);
     if (k * 10 === n) heap10 = heap;

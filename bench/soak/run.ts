@@ -24,7 +24,7 @@ functional check (results against the golden model, progress) fails. Run as npm 
       { name: 'samples', type: 'int', default: 20, min: 10, max: 1000, help: 'samples per block (a multiple of 10)' },
       { name: 'block', type: 'list', default: names, choices: names, help: 'blocks to run (comma-separated)' },
       { name: 'seed', type: 'int', default: 1, min: 0, max: 0xffffffff, help: 'seed of every block' },
-      { name: 'no-rate-check', type: 'bool', help: 'report the rates but do not judge them (a loaded machine)' },
+      { name: 'no-rate-check', type: 'bool', help: 'report the rates (cycles per CPU second) but do not judge them' },
       { name: 'out', type: 'string', default: 'out/soak.json', help: 'where to write the figures' },
     ],
     run(f, io) {

@@ -113,6 +113,29 @@ export function passed(r: RefreshCheckReport): boolean {
 
 export function runRefreshCheck(o: RefreshCheckOptions): RefreshCheckReport {
   if (!Number.isInteger(o.ops) || o.ops < 1) throw new RangeError(`refresh-check: ops must be a positive integer, got ${o.ops}`);
+  const t = refreshTraffic(o);
+  if (t.ops(o.ops)) t.drain();
+  return t.report();
+}
+
+/** The refresh-check traffic as a running object: `runRefreshCheck` is ops(n), drain(), report(); the soak benchmark runs it for 10^8 cycles in epochs. */
+export interface RefreshTraffic {
+  readonly sim: Simulator;
+  /** Run `n` more operations; false once the run has deadlocked. */
+  ops(n: number): boolean;
+  /** Wait until every request is answered and every refresh is done and verified; false on deadlock. */
+  drain(): boolean;
+  /**
+   * After a drain: forget the epoch's history (refresh records, the oracle's versions), the oracle
+   * starting again from the ATT as it is now, so that a long run's memory stays flat. Every cached
+   * translation is current then: every update was followed by a refresh of its page, all done.
+   */
+  newEpoch(): void;
+  /** The counts so far, with the end-of-run checks (after a drain: the final verdict). */
+  report(): RefreshCheckReport;
+}
+
+export function refreshTraffic(o: Omit<RefreshCheckOptions, 'ops'>): RefreshTraffic {
   const rng = new Rng(o.seed);
   const sim = new Simulator({ skipping: o.skipping ?? true });
   const path: MemPath = buildMemPath(sim, {
@@ -123,9 +146,9 @@ export function runRefreshCheck(o: RefreshCheckOptions): RefreshCheckReport {
   if (o.tamper) o.tamper(path);
   const { checker, atc, host, att } = path;
   // the ATT's documented default mapping (pages never written by software)
-  const oracle = new TranslationOracle((p, vp) => (p + ATT_DEFAULT_OFFSET + vp * ATT_VP_STRIDE) % att.frameLimit);
+  let oracle = new TranslationOracle((p, vp) => (p + ATT_DEFAULT_OFFSET + vp * ATT_VP_STRIDE) % att.frameLimit);
   const rep: RefreshCheckReport = {
-    ops: o.ops, lookups: 0, translations: 0, multi_page_requests: 0, refreshes: 0, refreshes_sent: 0, refreshes_started: 0, refreshes_done: 0, wrong_refresh_ranges: 0, verified_after_done: 0,
+    ops: 0, lookups: 0, translations: 0, multi_page_requests: 0, refreshes: 0, refreshes_sent: 0, refreshes_started: 0, refreshes_done: 0, wrong_refresh_ranges: 0, verified_after_done: 0,
     updates: 0, stale_translations: 0, stale_installs: 0, lost: 0, duplicated: 0, unexpected_verdicts: 0, hits: 0, misses: 0, merged_misses: 0, faults: 0, stale_fills_dropped: 0,
     probe_refreshes: 0, sweep_refreshes: 0, cycles: 0, deadlock: null, first_problem: null,
   };
@@ -147,15 +170,17 @@ export function runRefreshCheck(o: RefreshCheckOptions): RefreshCheckReport {
     r.write.result = 0; // loaded before the run
   }
 
-  const records: RefreshRecord[] = [];
+  /** refreshes of this epoch (refresh number idBase + 1 is records[0]) */
+  let records: RefreshRecord[] = [];
+  let idBase = 0;
   /** per refresh: the region and a page its update changed */
-  const probes: Pending[] = [];
+  let probes: Pending[] = [];
   const verifyQueue: Pending[] = [];
   let doneSeen = 0;
   const monitor: AtcMonitor = {
     refreshStart(t, base, top, id, mode) {
       rep.refreshes_started++;
-      const rec = records[id - 1];
+      const rec = records[id - 1 - idBase];
       if (!rec) return problem(`refresh id ${id} started but was never requested`);
       const vp = atc.refresh.vp;
       if (base !== rec.base || top !== rec.top || vp !== rec.vp) {
@@ -195,11 +220,11 @@ export function runRefreshCheck(o: RefreshCheckOptions): RefreshCheckReport {
   const service = (): void => {
     const d = atc.refreshDone.q;
     while (doneSeen < d) {
-      const rec = records[doneSeen];
+      const rec = records[doneSeen - idBase];
       if (rec) {
         rec.doneCycle = sim.cycle;
-        verifyQueue.push(probes[doneSeen]!);
-      } else problem(`the refresh-done register reads ${d} but software requested only ${records.length} refreshes`);
+        verifyQueue.push(probes[doneSeen - idBase]!);
+      } else problem(`the refresh-done register reads ${d} but software requested only ${idBase + records.length} refreshes`);
       doneSeen++;
       progressAt = sim.cycle;
     }
@@ -249,7 +274,7 @@ export function runRefreshCheck(o: RefreshCheckOptions): RefreshCheckReport {
       }
       const v = verifies[x.tag]!;
       if (v > 0) {
-        const rec = records[v - 1]!;
+        const rec = records[v - 1 - idBase]!;
         if (x.acceptCycle < rec.doneCycle) problem(`verification lookup for refresh ${v} accepted in cycle ${x.acceptCycle}, before the done register was visible (${rec.doneCycle})`);
         else rep.verified_after_done++;
         verifies[x.tag] = 0;
@@ -269,7 +294,7 @@ export function runRefreshCheck(o: RefreshCheckOptions): RefreshCheckReport {
     progressAt = Math.max(progressAt, sim.cycle);
     while (!cond()) {
       if (stuck()) {
-        rep.deadlock = `no progress for ${STALL_LIMIT} cycles at cycle ${sim.cycle} while waiting for ${what} (${POOL - free.length} requests outstanding, refresh-done register ${atc.refreshDone.q} of ${records.length} requested)`;
+        rep.deadlock = `no progress for ${STALL_LIMIT} cycles at cycle ${sim.cycle} while waiting for ${what} (${POOL - free.length} requests outstanding, refresh-done register ${atc.refreshDone.q} of ${idBase + records.length} requested)`;
         problem(`deadlock: ${rep.deadlock}`);
         return false;
       }
@@ -316,7 +341,7 @@ export function runRefreshCheck(o: RefreshCheckOptions): RefreshCheckReport {
     if (!waitFor(() => checker.writeIn.canPush() && r.write.result !== -1, 'the item-write port')) return false;
     r.top = r.base + r.minTop + rng.int(r.maxTop - r.minTop + 1);
     records.push(oracle.requestRefresh(r.base, r.top, r.vp));
-    probes.push({ id: records.length, region: r, page: last });
+    probes.push({ id: idBase + records.length, region: r, page: last });
     fillWrite(r, true);
     checker.writeIn.push(r.write);
     rep.refreshes++;
@@ -330,51 +355,84 @@ export function runRefreshCheck(o: RefreshCheckOptions): RefreshCheckReport {
     return true;
   };
 
-  let ok = true;
-  for (let op = 0; op < o.ops && ok; op++) {
-    ok = verifyPending();
-    if (!ok) break;
-    const x = rng.float();
-    if (x < 0.65) {
-      const r = regions[rng.int(regions.length)]!;
-      const multi = rng.int(8) === 0;
-      const pages = multi ? 2 + rng.int(2) : 1;
-      ok = lookup(r, r.base + rng.int(r.hot - pages + 1), pages, 0);
-    } else if (x < 0.85) ok = update(regions[rng.int(6)]!, 1);
-    else if (x < 0.9) ok = update(regions[6 + rng.int(2)]!, 1 + rng.int(4));
-    else if (x < 0.95) host.setLatency(rng.range(20, 400), rng.range(0, 300));
-    else step(rng.int(300));
-    if (ok) step(rng.int(3));
-  }
-  // drain: every refresh done and verified, every request answered
-  if (ok) {
-    progressAt = sim.cycle;
-    while (ok && (free.length < POOL || doneSeen < records.length || verifyQueue.length > 0)) {
-      if (!verifyPending()) break;
-      if (stuck()) {
-        rep.deadlock = `no progress for ${STALL_LIMIT} cycles while draining at cycle ${sim.cycle} (${POOL - free.length} requests outstanding, refresh-done register ${atc.refreshDone.q} of ${records.length} requested)`;
-        problem(`deadlock: ${rep.deadlock}`);
-        break;
-      }
-      step();
+  let alive = true;
+  const ops = (n: number): boolean => {
+    let ok = alive;
+    rep.ops += n;
+    for (let op = 0; op < n && ok; op++) {
+      ok = verifyPending();
+      if (!ok) break;
+      const x = rng.float();
+      if (x < 0.65) {
+        const r = regions[rng.int(regions.length)]!;
+        const multi = rng.int(8) === 0;
+        const pages = multi ? 2 + rng.int(2) : 1;
+        ok = lookup(r, r.base + rng.int(r.hot - pages + 1), pages, 0);
+      } else if (x < 0.85) ok = update(regions[rng.int(6)]!, 1);
+      else if (x < 0.9) ok = update(regions[6 + rng.int(2)]!, 1 + rng.int(4));
+      else if (x < 0.95) host.setLatency(rng.range(20, 400), rng.range(0, 300));
+      else step(rng.int(300));
+      if (ok) step(rng.int(3));
     }
-  }
-  rep.lost = POOL - free.length;
-  if (rep.lost > 0) problem(`${rep.lost} requests never answered`);
-  rep.refreshes_sent = checker.refreshesSent;
-  rep.refreshes_done = atc.refreshDone.q;
-  if (rep.refreshes_sent !== rep.refreshes) problem(`software requested ${rep.refreshes} refreshes, the checker sent ${rep.refreshes_sent}`);
-  if (rep.refreshes_started !== rep.refreshes) problem(`software requested ${rep.refreshes} refreshes, the ATC started ${rep.refreshes_started}`);
-  if (rep.refreshes_done !== rep.refreshes) problem(`software requested ${rep.refreshes} refreshes, the refresh-done register reads ${rep.refreshes_done}`);
-  if (rep.verified_after_done !== rep.refreshes) problem(`${rep.refreshes - rep.verified_after_done} refreshes were never verified by a lookup after their done register`);
-  const st = atc.stats;
-  rep.hits = st.hits.value;
-  rep.misses = st.misses.value;
-  rep.merged_misses = st.merged.value;
-  rep.faults = st.faults.value;
-  rep.stale_fills_dropped = st.staleFills.value;
-  rep.cycles = sim.cycle;
-  return rep;
+    alive = ok;
+    return ok;
+  };
+  // drain: every refresh done and verified, every request answered
+  const drain = (): boolean => {
+    if (alive) {
+      progressAt = sim.cycle;
+      while (free.length < POOL || doneSeen < idBase + records.length || verifyQueue.length > 0) {
+        if (!verifyPending()) {
+          alive = false;
+          break;
+        }
+        if (stuck()) {
+          alive = false;
+          rep.deadlock = `no progress for ${STALL_LIMIT} cycles while draining at cycle ${sim.cycle} (${POOL - free.length} requests outstanding, refresh-done register ${atc.refreshDone.q} of ${idBase + records.length} requested)`;
+          problem(`deadlock: ${rep.deadlock}`);
+          break;
+        }
+        step();
+      }
+    }
+    return alive;
+  };
+  const newEpoch = (): void => {
+    if (free.length < POOL || doneSeen < idBase + records.length || verifyQueue.length > 0) throw new Error('refresh traffic: newEpoch() needs a drained path');
+    idBase += records.length;
+    records = [];
+    probes = [];
+    // the oracle starts from the ATT's present entries of the pages software writes
+    const now = new Map<string, number>();
+    for (const r of regions) for (let p = r.base; p < r.base + r.hot; p++) now.set(`${r.vp}/${p}`, att.read(p, r.vp));
+    oracle = new TranslationOracle((p, vp) => {
+      const e = now.get(`${vp}/${p}`);
+      return e === undefined ? (p + ATT_DEFAULT_OFFSET + vp * ATT_VP_STRIDE) % att.frameLimit : Math.floor(e / 2);
+    });
+    for (const r of regions) for (let p = r.base; p < r.base + r.hot; p++) {
+      const e = now.get(`${r.vp}/${p}`)!;
+      if (e % 2 === 0) oracle.write(p, Math.floor(e / 2), false, r.vp);
+    }
+  };
+  const report = (): RefreshCheckReport => {
+    rep.lost = POOL - free.length;
+    if (rep.lost > 0) problem(`${rep.lost} requests never answered`);
+    rep.refreshes_sent = checker.refreshesSent;
+    rep.refreshes_done = atc.refreshDone.q;
+    if (rep.refreshes_sent !== rep.refreshes) problem(`software requested ${rep.refreshes} refreshes, the checker sent ${rep.refreshes_sent}`);
+    if (rep.refreshes_started !== rep.refreshes) problem(`software requested ${rep.refreshes} refreshes, the ATC started ${rep.refreshes_started}`);
+    if (rep.refreshes_done !== rep.refreshes) problem(`software requested ${rep.refreshes} refreshes, the refresh-done register reads ${rep.refreshes_done}`);
+    if (rep.verified_after_done !== rep.refreshes) problem(`${rep.refreshes - rep.verified_after_done} refreshes were never verified by a lookup after their done register`);
+    const st = atc.stats;
+    rep.hits = st.hits.value;
+    rep.misses = st.misses.value;
+    rep.merged_misses = st.merged.value;
+    rep.faults = st.faults.value;
+    rep.stale_fills_dropped = st.staleFills.value;
+    rep.cycles = sim.cycle;
+    return { ...rep };
+  };
+  return { sim, ops, drain, newEpoch, report };
 }
 
 /** Software fills its write descriptor of the item with the region's current range. */
