@@ -48,7 +48,7 @@ export function startProgress(io: CommandIO, o: ProgressOptions): Progress {
   let bar: SingleBar | null = null;
   let last = 0;
   let stopped = false;
-  const estimate = (done: number, elapsed: number): string => (done > 0 ? `about ${formatDuration((elapsed * (total - done)) / done)} left` : 'no estimate yet');
+  const estimate = (done: number, elapsed: number): string => (done > 0 ? `about ${formatDuration((elapsed * Math.max(0, total - done)) / done)} left` : 'no estimate yet');
   return {
     update(done: number): void {
       if (stopped) return;
@@ -102,12 +102,16 @@ export function withProgress<T>(io: CommandIO, o: RunOptions, run: (update: (don
   try {
     return run(update);
   } catch (e) {
-    if (e instanceof SimulationLimitError && o.capFlag) {
+    if (e instanceof SimulationLimitError) {
       const deadlock = /idle/.test(e.message);
-      throw new CheckFailed(
-        `${o.label}: the run did not finish within the cycle cap ${o.capFlag} ${o.cap ?? ''} (${e.message})` +
-          (deadlock ? `; every component was idle: a deadlock, which raising ${o.capFlag} will not cure` : `; raise the cap with ${o.capFlag} N`),
-      );
+      if (o.capFlag) {
+        throw new CheckFailed(
+          `${o.label}: the run did not finish within the cycle cap ${o.capFlag} ${o.cap ?? ''} (${e.message})` +
+            (deadlock ? `; every component was idle: a deadlock, which raising ${o.capFlag} will not cure` : `; raise the cap with ${o.capFlag} N`),
+        );
+      }
+      // a command without a cap flag: its internal cap is far beyond any finishing run
+      throw new CheckFailed(`${o.label}: ${deadlock ? 'deadlock: ' : 'the run did not finish within its internal cycle cap: '}${e.message}`);
     }
     throw e;
   } finally {

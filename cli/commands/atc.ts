@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { bool, type CommandSpec, list, num, optNum, str, UsageError } from '../args.ts';
 import { InputError } from '../../rtl/kernel/errors.ts';
 import { atcConfig, type AtcConfig } from '../../rtl/nic/atc/index.ts';
+import { withProgress } from '../progress.ts';
 import { type AtcRunResult, runAtcTrace } from '../../experiments/nic/atcDriver.ts';
 import { passed, runRefreshCheck } from '../../experiments/nic/refreshCheck.ts';
 import { fitTrace, generateTrace, parseTraceText, TRACE_DEFAULT_PAGES, TRACE_DEFAULT_ZIPF_S, type TraceKind } from '../../experiments/nic/traces.ts';
@@ -103,7 +104,7 @@ hexadecimal virtual address per line (0x optional, '#' starts a comment).`,
       }
       const { trace, label, requests } = loadTrace(str(f, 'trace'), optNum(f, 'requests'), seed, num(f, 'pages'), num(f, 'zipf-s'));
       const host = { readLatency: num(f, 'pcie-latency'), jitter: num(f, 'jitter'), seed };
-      const rows = configs.map((atc) => runAtcTrace({ atc, host, trace, requests, window: num(f, 'window') }));
+      const rows = withProgress(io, { label: 'atc sweep', total: configs.length * requests, unit: 'requests' }, (update) => configs.map((atc, i) => runAtcTrace({ atc, host, trace, requests, window: num(f, 'window'), onProgress: (c) => update(i * requests + c) })));
       if (bool(f, 'json')) {
         io.out(
           JSON.stringify({
@@ -148,7 +149,7 @@ request is lost or duplicated, or the path deadlocks (the report says where).`,
       { name: 'seed', type: 'int', default: 1, min: 0, max: 0xffffffff, help: 'seed' },
     ],
     run(f, io) {
-      const r = runRefreshCheck({ ops: num(f, 'ops'), seed: num(f, 'seed') });
+      const r = withProgress(io, { label: 'atc refresh-check', total: num(f, 'ops'), unit: 'operations' }, (update) => runRefreshCheck({ ops: num(f, 'ops'), seed: num(f, 'seed'), onProgress: update }));
       const ok = passed(r);
       if (bool(f, 'json')) {
         io.out(JSON.stringify({ ...r, pass: ok }) + '\n');

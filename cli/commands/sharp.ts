@@ -1,13 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { bool, type CommandSpec, list, num, optStr, str, UsageError } from '../args.ts';
+import { bool, type CommandSpec, list, num, optNum, optStr, str, UsageError } from '../args.ts';
 import { withProgress } from '../progress.ts';
 import { AluError, DATA_TYPES, elementBytes, OPS, validateHeader, type DataType, type Op } from '../../rtl/sharp/alu/types.ts';
 import { Fabric } from '../../rtl/sharp/fabric.ts';
 import { DEFAULT_TIMING, type FabricTiming, FITTED } from '../../rtl/sharp/params.ts';
 import { largeSpec } from '../../rtl/sharp/topology.ts';
-import { buildTable, fit, type TableRow } from '../../experiments/sharp/calibration.ts';
+import { buildTable, fit, tableCells, type TableRow } from '../../experiments/sharp/calibration.ts';
 import { FAULT_SCENARIOS, faultReportProblems, OTHER_JOB_PLACEMENTS, runFaultScenario, type FaultScenario, type OtherJobPlacement } from '../../experiments/sharp/faults.ts';
-import { runJobs } from '../../experiments/sharp/jobs.ts';
+import { jobsDefaultCapNs, runJobs } from '../../experiments/sharp/jobs.ts';
 import { runAllreduce } from '../../experiments/sharp/scenario.ts';
 import type { DistMode } from '../../rtl/sharp/packet/index.ts';
 
@@ -68,7 +68,7 @@ is also written to out/sharp-table.json.`,
     ],
     run(f, io) {
       const overrides = parseTiming(f.timing === undefined ? [] : list(f, 'timing'));
-      const rows = buildTable(overrides);
+      const rows = withProgress(io, { label: 'sharp table', total: tableCells().length, unit: 'cells' }, (update) => buildTable(overrides, update));
       const path = str(f, 'out');
       const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '.';
       mkdirSync(dir, { recursive: true });
@@ -165,9 +165,11 @@ host received is hashed into result_sha256, which --skew-seed never changes.`,
       { name: 'jobs', type: 'int', default: 3, min: 1, max: 16, help: 'number of jobs' },
       { name: 'seed', type: 'int', default: 1, min: 0, max: 0xffffffff, help: 'seed of the job layout, skew and data' },
       { name: 'iterations', type: 'int', default: 6, min: 1, max: 1000000, help: 'calls per member of each group (memory does not grow with it)' },
+      { name: 'max-cycles', type: 'int', min: 1, max: 1e15, help: 'simulated-cycle cap of the run (default 5,000,000 + 1,000,000 per iteration); reaching it fails the run (exit 1)' },
     ],
     run(f, io) {
-      const r = runJobs(num(f, 'jobs'), num(f, 'seed'), num(f, 'iterations'));
+      const cap = optNum(f, 'max-cycles') ?? jobsDefaultCapNs(num(f, 'iterations'));
+      const r = withProgress(io, { label: 'sharp jobs', total: cap, unit: 'cycles (cap)', capFlag: '--max-cycles', cap }, (update) => runJobs(num(f, 'jobs'), num(f, 'seed'), num(f, 'iterations'), cap, update));
       if (bool(f, 'json')) io.out(JSON.stringify(r) + '\n');
       else {
         io.out(`${r.jobs.length} jobs on ${r.hosts} hosts, ${r.groups} groups, ${r.cycles} cycles\n`);
@@ -188,7 +190,7 @@ host received is hashed into result_sha256, which --skew-seed never changes.`,
     ],
     run(f, io) {
       const json = bool(f, 'json');
-      const r = fit({ maxEvaluations: num(f, 'evaluations'), onProgress: json ? undefined : (e, b) => e % 50 === 0 && io.err(`  ${e} evaluations, objective ${b.toFixed(6)}\n`) });
+      const r = withProgress(io, { label: 'sharp fit', total: num(f, 'evaluations'), unit: 'evaluations' }, (update) => fit({ maxEvaluations: num(f, 'evaluations'), onProgress: (e) => update(e) }));
       const path = str(f, 'out');
       mkdirSync(path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '.', { recursive: true });
       writeFileSync(path, JSON.stringify(r, null, 2) + '\n');

@@ -6,6 +6,7 @@
 import { Component, NEVER, type Scope, Simulator } from '../../rtl/kernel/index.ts';
 import { Atc, ATC_ERROR, AtcReq, type AtcConfig, buildAtcWithHost } from '../../rtl/nic/atc/index.ts';
 import type { HostMemConfig } from '../../rtl/nic/hostmem/index.ts';
+import { runUntilReporting } from '../run-reporting.ts';
 
 export class AtcTraceDriver extends Component {
   private readonly pool: AtcReq[];
@@ -108,6 +109,8 @@ export interface AtcRunOptions {
   requests: number;
   window: number;
   skipping?: boolean;
+  /** progress of long runs: called between chunks of simulated cycles and at the end with the requests completed */
+  onProgress?: (completed: number) => void;
 }
 
 export interface AtcRunResult {
@@ -143,7 +146,9 @@ export function buildAtcBench(o: AtcRunOptions): AtcBench {
 /** Run the whole trace and summarise. */
 export function runAtcTrace(o: AtcRunOptions): AtcRunResult {
   const { sim, atc, driver } = buildAtcBench(o);
-  sim.runUntil(() => driver.done, 1e12);
+  const report = o.onProgress;
+  runUntilReporting(sim, () => driver.done, 1e12, report && (() => report(driver.completed)));
+  report?.(driver.completed);
   if (driver.unexpected !== 0) throw new Error(`ATC returned ${driver.unexpected} responses that were not outstanding`);
   const s = atc.stats;
   return {

@@ -34,7 +34,12 @@ export interface RefreshCheckOptions {
   atc?: Partial<AtcConfig>;
   /** testing the check itself: called once the path is built (e.g. to break a block) */
   tamper?: (path: MemPath) => void;
+  /** progress of long runs (a CLI's bar): called with the operations done, every 1,024 operations */
+  onProgress?: (opsDone: number) => void;
 }
+
+/** Operations between two progress reports of runRefreshCheck (the chunking does not change the run). */
+const PROGRESS_OPS = 1024;
 
 export interface RefreshCheckReport {
   ops: number;
@@ -114,7 +119,14 @@ export function passed(r: RefreshCheckReport): boolean {
 export function runRefreshCheck(o: RefreshCheckOptions): RefreshCheckReport {
   if (!Number.isInteger(o.ops) || o.ops < 1) throw new RangeError(`refresh-check: ops must be a positive integer, got ${o.ops}`);
   const t = refreshTraffic(o);
-  if (t.ops(o.ops)) t.drain();
+  let alive = true;
+  for (let done = 0; done < o.ops && alive; ) {
+    const n = Math.min(PROGRESS_OPS, o.ops - done);
+    alive = t.ops(n);
+    done += n;
+    if (alive) o.onProgress?.(done);
+  }
+  if (alive) t.drain();
   return t.report();
 }
 

@@ -60,7 +60,7 @@ export const NOMINAL: Readonly<Record<string, number>> = {
 export const PRIOR_WEIGHT = 0.002;
 
 /** Simulated latency (us) of each cell, all on one fabric per distinct host count. */
-export function simulateCells(timing: Partial<FabricTiming>, cells: readonly Cell[], iterations = 4): number[] {
+export function simulateCells(timing: Partial<FabricTiming>, cells: readonly Cell[], iterations = 4, onCell?: (done: number) => void): number[] {
   const out = new Array<number>(cells.length);
   const fabric = new Fabric({ hosts: 128, timing });
   cells.forEach((c, i) => {
@@ -70,6 +70,7 @@ export function simulateCells(timing: Partial<FabricTiming>, cells: readonly Cel
     out[i] = r.latency_us;
     fabric.am.endJob(job);
     fabric.settle();
+    onCell?.(i + 1);
   });
   return out;
 }
@@ -91,16 +92,20 @@ function objective(params: number[], cells: Cell[]): { value: number; sims: numb
   return { value: v, sims };
 }
 
-/** Deterministic Nelder-Mead in log space over the FITTED parameters, on the 32-host column of Table I. */
+/** Deterministic Nelder-Mead in log space over the FITTED parameters, on the 32-host column of Table I; `onProgress` after every evaluation with the best objective so far. */
 export function fit(opts: { maxEvaluations?: number; onProgress?: (evals: number, best: number) => void } = {}): FitResult {
   const cells = table1Cells().filter((c) => c.hosts === 32);
   const maxEval = opts.maxEvaluations ?? 300;
   const n = FITTED.length;
   const x0 = FITTED.map((k) => Math.log(NOMINAL[k]!));
   let evals = 0;
+  let bestSoFar = Infinity;
   const f = (x: number[]): number => {
     evals++;
-    return objective(x.map(Math.exp), cells).value;
+    const v = objective(x.map(Math.exp), cells).value;
+    bestSoFar = Math.min(bestSoFar, v);
+    opts.onProgress?.(evals, bestSoFar);
+    return v;
   };
   // initial simplex: nominal point and one 40 % step per parameter
   let simplex = [x0, ...x0.map((_, i) => x0.map((v, j) => (i === j ? v + Math.log(1.4) : v)))];
@@ -109,7 +114,6 @@ export function fit(opts: { maxEvaluations?: number; onProgress?: (evals: number
     const idx = values.map((v, i) => [v, i] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     simplex = idx.map(([, i]) => simplex[i]!);
     values = idx.map(([v]) => v);
-    opts.onProgress?.(evals, values[0]!);
     const centroid = new Array<number>(n).fill(0);
     for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) centroid[j]! += simplex[i]![j]! / n;
     const worst = simplex[n]!;
@@ -166,10 +170,15 @@ export interface TableRow extends Cell {
   fitted: boolean;
 }
 
-/** Every cell of Tables I, V and VI simulated with `timing` (default: the calibrated defaults). */
-export function buildTable(timing: Partial<FabricTiming> = {}): TableRow[] {
-  const cells = [...table1Cells(), ...table5Cells(), ...table6Cells()];
-  const sims = simulateCells({ ...DEFAULT_TIMING, ...timing }, cells);
+/** The cells of Tables I, V and VI, in the order `buildTable` simulates them. */
+export function tableCells(): Cell[] {
+  return [...table1Cells(), ...table5Cells(), ...table6Cells()];
+}
+
+/** Every cell of Tables I, V and VI simulated with `timing` (default: the calibrated defaults); `onProgress(cellsDone)` after each cell. */
+export function buildTable(timing: Partial<FabricTiming> = {}, onProgress?: (cellsDone: number) => void): TableRow[] {
+  const cells = tableCells();
+  const sims = simulateCells({ ...DEFAULT_TIMING, ...timing }, cells, 4, onProgress);
   return cells.map((c, i) => ({
     table: c.table,
     label: c.label,

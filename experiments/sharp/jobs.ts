@@ -5,6 +5,7 @@
  * on different trees, all running pipelined allreduces concurrently.
  */
 import { Rng } from '../../rtl/kernel/index.ts';
+import { runUntilReporting } from '../run-reporting.ts';
 import { Fabric } from '../../rtl/sharp/fabric.ts';
 import { type GroupSpec, Workload } from './workload.ts';
 
@@ -40,12 +41,21 @@ export function jobSpecs(fabric: Fabric, jobs: number, seed: number, iterations:
   return specs;
 }
 
-export function runJobs(jobs: number, seed: number, iterations = 6): JobsReport {
+/** Default simulated-time cap of `runJobs` in ns (cycles at the default 1 GHz clock): 5 ms plus 1 ms per iteration. */
+export function jobsDefaultCapNs(iterations: number): number {
+  return 5_000_000 + iterations * 1_000_000;
+}
+
+/**
+ * `maxCycles` caps the run (default `jobsDefaultCapNs`); reaching it throws SimulationLimitError.
+ * `report` is called between chunks of simulated cycles with the cycles run (progress of a CLI).
+ */
+export function runJobs(jobs: number, seed: number, iterations = 6, maxCycles?: number, report?: (cycles: number) => void): JobsReport {
   const fabric = new Fabric({ hosts: 128 });
   const specs = jobSpecs(fabric, jobs, seed, iterations);
   const w = new Workload(fabric, specs, { dataSeed: seed, skewSeed: seed + 1, skewMaxNs: 400 });
   const start = fabric.sim.cycle;
-  fabric.sim.runUntil(() => w.finished(), fabric.cycles(5_000_000 + iterations * 1_000_000));
+  runUntilReporting(fabric.sim, () => w.finished(), maxCycles ?? fabric.cycles(jobsDefaultCapNs(iterations)), report && (() => report(fabric.sim.cycle - start)));
   const cycles = fabric.sim.cycle - start;
   w.verify();
   const byJob = new Map<number, JobsReport['jobs'][number]>();
