@@ -48,6 +48,12 @@ export class DmaWrite {
 export class PioWrite {
   tag = 0;
   addr = 0;
+  /**
+   * the virtual port whose register page the storing process has mapped (-1: the kernel, which
+   * may write any page). The MMU makes this the only page a user process can reach; the model
+   * carries it with the store so the NIC can refuse a store to another VP's page.
+   */
+  writer = -1;
   data: Uint8Array = new Uint8Array(0);
   // ---- written by the root complex ----
   /** TLPs it was split into (write combining) */
