@@ -142,10 +142,9 @@ describe('PCIe: concurrent traffic', () => {
               stores.push(d);
               w.store(0x2000 + stores.length * 1024, d, stores.length);
             } else {
-              w.pioReady = !w.pioReady; // hold or release the PIO consumer: back-pressure
+              w.pioHoldUntil = w.sim.cycle + op.len / 20; // the PIO consumer pauses: back-pressure
             }
           }
-          w.pioReady = true;
           w.drain();
           // every read finished once, each byte delivered exactly once, data right
           for (const { r, expect: exp } of reads) {

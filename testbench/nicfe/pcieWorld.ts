@@ -19,8 +19,9 @@ export class PcieWorld {
   readonly chunks = new Map<DmaRead, SeenChunk[]>();
   readonly pio: { tlp: Tlp; cycle: number }[] = [];
   readonly landed: { tlp: Tlp; cycle: number }[] = [];
-  /** PIO TLPs are popped only while this is true */
-  pioReady = true;
+  /** PIO TLPs are not popped before this cycle (a slow consumer; a consumer that never drains posted
+   * writes would block the completions behind them forever, as PCIe ordering requires) */
+  pioHoldUntil = 0;
   maxTags = 0;
   maxCredits: [number, number, number] = [0, 0, 0];
   minCredits: [number, number, number] = [Infinity, Infinity, Infinity];
@@ -89,7 +90,7 @@ export class PcieWorld {
       if (!list) throw new Error(`cycle ${t}: chunk for a read nobody issued`);
       list.push({ offset: c.offset, len: c.len, last: c.last, cycle: t });
     }
-    while (this.pioReady && ep.pioOut.canPop()) this.pio.push({ tlp: ep.pioOut.pop(), cycle: t });
+    while (t >= this.pioHoldUntil && ep.pioOut.canPop()) this.pio.push({ tlp: ep.pioOut.pop(), cycle: t });
     this.maxTags = Math.max(this.maxTags, ep.tagsInUse);
     for (const [i, v] of [...this.pcie.up.credits(), ...this.pcie.down.credits()].entries()) {
       const k = i % 3;
@@ -108,6 +109,7 @@ export class PcieWorld {
       this.pcie.down.inFlight > 0 ||
       this.pcie.host.readsInService > 0 ||
       this.pcie.host.pioPending > 0 ||
+      this.pcie.ep.pioOut.held() + this.pcie.down.outA.held() + this.pcie.down.outB.held() + this.pcie.up.outA.held() + this.pcie.up.outB.held() > 0 ||
       this.pcie.ep.splitting ||
       this.pcie.ep.writeIn.held() > 0 ||
       this.pcie.host.pioIn.held() > 0 ||
