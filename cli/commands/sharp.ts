@@ -141,7 +141,7 @@ host received is hashed into result_sha256, which --skew-seed never changes.`,
       { name: 'iterations', type: 'int', default: 12, min: 1, max: 1000000, help: 'calls per member of each job (memory does not grow with it)' },
     ],
     run(f, io) {
-      const r = runFaultScenario(str(f, 'scenario') as FaultScenario, num(f, 'seed'), str(f, 'other-job') as OtherJobPlacement, num(f, 'iterations'));
+      const r = withProgress(io, { label: 'sharp faults', total: 1, unit: 'calls' }, (update) => runFaultScenario(str(f, 'scenario') as FaultScenario, num(f, 'seed'), str(f, 'other-job') as OtherJobPlacement, num(f, 'iterations'), update));
       const problems = faultReportProblems(r);
       const ok = problems.length === 0;
       if (bool(f, 'json')) io.out(JSON.stringify(r) + '\n');
@@ -169,7 +169,7 @@ host received is hashed into result_sha256, which --skew-seed never changes.`,
     ],
     run(f, io) {
       const cap = optNum(f, 'max-cycles') ?? jobsDefaultCapNs(num(f, 'iterations'));
-      const r = withProgress(io, { label: 'sharp jobs', total: cap, unit: 'cycles (cap)', capFlag: '--max-cycles', cap }, (update) => runJobs(num(f, 'jobs'), num(f, 'seed'), num(f, 'iterations'), cap, update));
+      const r = withProgress(io, { label: 'sharp jobs', total: 1, unit: 'calls', capFlag: '--max-cycles', cap }, (update) => runJobs(num(f, 'jobs'), num(f, 'seed'), num(f, 'iterations'), cap, update));
       if (bool(f, 'json')) io.out(JSON.stringify(r) + '\n');
       else {
         io.out(`${r.jobs.length} jobs on ${r.hosts} hosts, ${r.groups} groups, ${r.cycles} cycles\n`);

@@ -20,6 +20,7 @@ import { Rng, SimulationLimitError } from '../../rtl/kernel/index.ts';
 import { Fabric } from '../../rtl/sharp/fabric.ts';
 import { GroupError, type GroupPlan } from '../../rtl/sharp/trees.ts';
 import { Workload } from './workload.ts';
+import { runUntilReporting } from '../run-reporting.ts';
 
 export const FAULT_SCENARIOS = ['link-down', 'an-failure', 'host-failure', 'corrupt-packet'] as const;
 export type FaultScenario = (typeof FAULT_SCENARIOS)[number];
@@ -59,7 +60,13 @@ export interface FaultReport {
   result_sha256: string;
 }
 
-export function runFaultScenario(scenario: FaultScenario, seed: number, placement: OtherJobPlacement = 'other-spine', iterations = 12): FaultReport {
+/** Simulated time (ns; cycles at the default 1 GHz clock) the scenario's jobs get before a job that has not finished counts as hung. */
+export function faultRunLimitNs(iterations: number): number {
+  return 2_000_000 + iterations * 100_000;
+}
+
+/** `report` is called between chunks of simulated cycles of the main run with the calls completed and the calls in all (progress of a CLI). */
+export function runFaultScenario(scenario: FaultScenario, seed: number, placement: OtherJobPlacement = 'other-spine', iterations = 12, report?: (calls: number, total: number) => void): FaultReport {
   if (!Number.isInteger(iterations) || iterations < 1) throw new RangeError(`iterations must be a positive integer, got ${iterations}`);
   const fabric = new Fabric({ hosts: 128 });
   const topo = fabric.topo;
@@ -114,7 +121,8 @@ export function runFaultScenario(scenario: FaultScenario, seed: number, placemen
   // run until job 2 is done and job 1 has finished or stopped everywhere (a hang shows as the limit),
   // then long enough for in-flight packets and revocations to drain
   try {
-    sim.runUntil(() => w.finished(), fabric.cycles(2_000_000 + iterations * 100_000));
+    runUntilReporting(sim, () => w.finished(), fabric.cycles(faultRunLimitNs(iterations)), report && (() => report(w.callsCompleted(), w.callsTotal())));
+    report?.(w.callsCompleted(), w.callsTotal());
   } catch {
     // a hang: counted below
   }

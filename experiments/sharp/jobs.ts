@@ -48,14 +48,15 @@ export function jobsDefaultCapNs(iterations: number): number {
 
 /**
  * `maxCycles` caps the run (default `jobsDefaultCapNs`); reaching it throws SimulationLimitError.
- * `report` is called between chunks of simulated cycles with the cycles run (progress of a CLI).
+ * `report` is called between chunks of simulated cycles with the calls completed and the calls in all (progress of a CLI).
  */
-export function runJobs(jobs: number, seed: number, iterations = 6, maxCycles?: number, report?: (cycles: number) => void): JobsReport {
+export function runJobs(jobs: number, seed: number, iterations = 6, maxCycles?: number, report?: (calls: number, total: number) => void): JobsReport {
   const fabric = new Fabric({ hosts: 128 });
   const specs = jobSpecs(fabric, jobs, seed, iterations);
   const w = new Workload(fabric, specs, { dataSeed: seed, skewSeed: seed + 1, skewMaxNs: 400 });
   const start = fabric.sim.cycle;
-  runUntilReporting(fabric.sim, () => w.finished(), maxCycles ?? fabric.cycles(jobsDefaultCapNs(iterations)), report && (() => report(fabric.sim.cycle - start)));
+  runUntilReporting(fabric.sim, () => w.finished(), maxCycles ?? fabric.cycles(jobsDefaultCapNs(iterations)), report && (() => report(w.callsCompleted(), w.callsTotal())));
+  report?.(w.callsCompleted(), w.callsTotal());
   const cycles = fabric.sim.cycle - start;
   w.verify();
   const byJob = new Map<number, JobsReport['jobs'][number]>();

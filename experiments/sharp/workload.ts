@@ -220,6 +220,20 @@ export class Workload {
     return expected;
   }
 
+  /** Calls completed so far over every member of every group (progress of long runs; not per cycle). */
+  callsCompleted(): number {
+    let n = 0;
+    for (const o of this.outcomes) for (const t of o.ranks) n += t.completed;
+    return n;
+  }
+
+  /** Calls the workload makes in all (members x iterations over every group; Infinity for an endless group). */
+  callsTotal(): number {
+    let n = 0;
+    for (const o of this.outcomes) n += o.ranks.length * o.spec.iterations;
+    return n;
+  }
+
   /** Every live member of the given jobs (default all) finished its calls, or stopped at an error. */
   finished(jobs?: readonly number[]): boolean {
     return this.outcomes.every(
