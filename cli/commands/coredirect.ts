@@ -8,6 +8,7 @@ import { MAX_PROCS } from '../../rtl/coredirect/barrier.ts';
 import { latencyTable, overlapTable } from '../../experiments/coredirect/overlap.ts';
 import { fit, SEED_AFTER_US, SEED_BEFORE_US } from '../../experiments/coredirect/calibrate.ts';
 import { runCluster } from '../../experiments/coredirect/run.ts';
+import { withProgress } from '../progress.ts';
 
 function procList(items: string[]): number[] {
   return items.map((x) => {
@@ -40,7 +41,15 @@ points). Exits 1 if a barrier does not complete.`,
       const connections = str(f, 'connections') as 'sparse' | 'dense';
       if (connections === 'dense') for (const p of procs) if (p > DENSE_MAX_PROCS) throw new UsageError(`--procs ${p}: dense connections allow at most ${DENSE_MAX_PROCS} processes`);
       const mode = str(f, 'mode') as BarrierMode;
-      const rows = latencyTable(procs, mode, { connections, ppn: num(f, 'ppn'), iterations: num(f, 'iterations') });
+      const total = procs.reduce((a, p) => a + p, 0);
+      let done = 0;
+      const rows = withProgress(io, { label: 'coredirect barrier', total, unit: 'processes (summed over --procs)' }, (update) =>
+        procs.flatMap((p) => {
+          const row = latencyTable([p], mode, { connections, ppn: num(f, 'ppn'), iterations: num(f, 'iterations') });
+          update((done += p));
+          return row;
+        }),
+      );
       if (bool(f, 'json')) {
         io.out(JSON.stringify({ mode, connections, ppn: num(f, 'ppn'), rows }) + '\n');
         return 0;

@@ -8,6 +8,7 @@ import { GEMINI_DEFAULTS, GEMINI_FITTED, type GeminiParams } from '../../rtl/gem
 import { runAmoScale } from '../../experiments/gemini/amoScale.ts';
 import { FITTED_PARAMS, fitLatencies } from '../../experiments/gemini/fit.ts';
 import { geminiTable } from '../../experiments/gemini/table.ts';
+import { withProgress } from '../progress.ts';
 
 function params(f: Record<string, unknown>): Partial<GeminiParams> {
   const p: Partial<GeminiParams> = { ...FITTED_PARAMS };
@@ -92,7 +93,15 @@ busy cycles, and a check that the counter ends at P x ops with every fetched val
         if (!/^\d+$/.test(x) || Number(x) < 1 || Number(x) > 65536) throw new UsageError(`--procs: '${x}' is not an integer in [1, 65536]`);
         return Number(x);
       });
-      const rows = procs.map((p) => runAmoScale(params(f), p, num(f, 'ops')));
+      const total = procs.reduce((a, p) => a + p * num(f, 'ops'), 0);
+      let done = 0;
+      const rows = withProgress(io, { label: 'gemini amo-scale', total, unit: 'FADDs' }, (update) =>
+        procs.map((p) => {
+          const row = runAmoScale(params(f), p, num(f, 'ops'));
+          update((done += p * num(f, 'ops')));
+          return row;
+        }),
+      );
       const ok = rows.every((r) => r.counter_ok);
       if (bool(f, 'json')) io.out(JSON.stringify({ ops: num(f, 'ops'), rows, pass: ok }) + '\n');
       else {

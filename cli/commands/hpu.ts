@@ -11,6 +11,7 @@ import { type HpuRunResult, type PipelineRunResult, runFunctional, runPipeline }
 import { traceWriter } from '../../experiments/hpu/trace.ts';
 import { signature } from '../../experiments/hpu/signature.ts';
 import { runQemuDiff } from '../../experiments/hpu/qemuDiff.ts';
+import { withProgress } from '../progress.ts';
 
 function readElf(path: string): ElfImage {
   let bytes: Uint8Array;
@@ -144,7 +145,9 @@ the functional model's. Exits 1 on any mismatch, 2 when qemu-riscv32 is missing.
       { name: 'qemu', type: 'string', default: 'qemu-riscv32', help: 'the qemu user-mode binary' },
     ],
     run(f, io) {
-      const r = runQemuDiff({ seed: num(f, 'seed'), programs: num(f, 'programs'), maxItems: num(f, 'max-items'), qemu: str(f, 'qemu') });
+      const r = withProgress(io, { label: 'hpu qemu-diff', total: num(f, 'programs'), unit: 'programs' }, (update) =>
+        runQemuDiff({ seed: num(f, 'seed'), programs: num(f, 'programs'), maxItems: num(f, 'max-items'), qemu: str(f, 'qemu'), onProgram: update }),
+      );
       const ok = r.mismatches === 0;
       if (bool(f, 'json')) {
         io.out(JSON.stringify({ ...r, seed: num(f, 'seed'), pass: ok }) + '\n');

@@ -31,7 +31,12 @@ export function qemuVersion(bin = 'qemu-riscv32'): string | null {
   return r.stdout.split('\n')[0] ?? '';
 }
 
-export function runQemuDiff(opts: { seed: number; programs: number; maxItems: number; qemu?: string }): QemuDiffResult {
+/** Internal caps of each model run (a generated program's loops are bounded far below them). */
+const QD_MAX_INSTRUCTIONS = 10_000_000;
+const QD_MAX_CYCLES = 100_000_000;
+
+/** `onProgram(done)` is called after each program is compared (for progress reports). */
+export function runQemuDiff(opts: { seed: number; programs: number; maxItems: number; qemu?: string; onProgram?: (done: number) => void }): QemuDiffResult {
   const bin = opts.qemu ?? 'qemu-riscv32';
   const version = qemuVersion(bin);
   if (version === null) throw new InputError(`${bin} not found or not runnable (Debian: apt-get install -y qemu-user)`);
@@ -48,9 +53,9 @@ export function runQemuDiff(opts: { seed: number; programs: number; maxItems: nu
       const trace: number[] = [];
       let k = 0;
       let traceOk = true;
-      const f = runFunctional(image, { maxInstructions: 10_000_000, onRetire: (pc, insn, rd, v) => trace.push(pc, insn, rd, v) });
+      const f = runFunctional(image, { maxInstructions: QD_MAX_INSTRUCTIONS, onRetire: (pc, insn, rd, v) => trace.push(pc, insn, rd, v) });
       const p = runPipeline(image, {
-        maxCycles: 100_000_000,
+        maxCycles: QD_MAX_CYCLES,
         onRetire: (pc, insn, rd, v) => {
           if (trace[k] !== pc || trace[k + 1] !== insn || trace[k + 2] !== rd || trace[k + 3] !== v) traceOk = false;
           k += 4;
@@ -59,8 +64,8 @@ export function runQemuDiff(opts: { seed: number; programs: number; maxItems: nu
       const qout = Buffer.from(q.stdout ?? []);
       const problems: string[] = [];
       if (q.status !== 0) problems.push(`qemu exit status ${q.status}${q.signal ? ` (${q.signal})` : ''}`);
-      if (f.status !== 'exited' || f.exitCode !== 0) problems.push(`functional model ${f.status} ${f.trap?.reason ?? f.exitCode}`);
-      if (p.status !== 'exited' || p.exitCode !== 0) problems.push(`pipeline ${p.status} ${p.trap?.reason ?? p.exitCode}`);
+      if (f.status !== 'exited' || f.exitCode !== 0) problems.push(f.status === 'limit' ? `functional model did not exit within its internal cap of ${QD_MAX_INSTRUCTIONS.toLocaleString('en-US')} instructions` : `functional model ${f.status} ${f.trap?.reason ?? f.exitCode}`);
+      if (p.status !== 'exited' || p.exitCode !== 0) problems.push(p.status === 'limit' ? `pipeline did not exit within its internal cap of ${QD_MAX_CYCLES.toLocaleString('en-US')} cycles` : `pipeline ${p.status} ${p.trap?.reason ?? p.exitCode}`);
       if (!qout.equals(Buffer.from(f.stdout))) problems.push(`functional model's memory/registers differ from qemu at byte ${firstDiff(qout, f.stdout)}`);
       if (!qout.equals(Buffer.from(p.stdout))) problems.push(`pipeline's memory/registers differ from qemu at byte ${firstDiff(qout, p.stdout)}`);
       // the dump holds x1..x31 as they were before the exit sequence; the models' data region must also equal qemu's in memory
@@ -73,6 +78,7 @@ export function runQemuDiff(opts: { seed: number; programs: number; maxItems: nu
         out.mismatches++;
         out.first_problem ??= `program ${i} (seed ${opts.seed}): ${problems.join('; ')}`;
       }
+      opts.onProgram?.(i + 1);
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });
