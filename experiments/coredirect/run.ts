@@ -23,7 +23,7 @@ export const WATCHDOG_NS = 2_000_000;
 export function runCluster(cfg: Partial<ClusterConfig>, watchdogNs = WATCHDOG_NS): RunReport {
   const sim = new Simulator({ freqHz: 1e9 });
   const cluster = buildCluster(sim, cfg);
-  const progress = (): number => cluster.hosts.reduce((a, h) => a + h.iter, 0);
+  const progress = (): number => cluster.tally.left;
   let last = -1;
   let completed = false;
   for (;;) {

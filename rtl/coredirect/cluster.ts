@@ -59,6 +59,8 @@ export interface Cluster {
   params: HcaParams;
   hcas: Hca[];
   hosts: Host[];
+  /** barriers finished, summed over the hosts, and hosts done or failed (kept by the hosts: cheap to poll every cycle) */
+  tally: { left: number; settled: number };
   /** every host finished or failed */
   settled(): boolean;
 }
@@ -95,6 +97,7 @@ export function buildCluster(parent: Scope, over: Partial<ClusterConfig>): Clust
       if (a < b) Hca.connect(node(a), proc(a), qpIndex[a]!.get(b)!, node(b), proc(b), qpIndex[b]!.get(a)!);
   for (const h of hcas) h.finish();
   const absent = new Set(cfg.absent);
+  const tally = { left: 0, settled: 0 };
   const hosts: Host[] = [];
   for (let r = 0; r < M; r++) {
     const qpOf = (peer: number): number => qpIndex[r]!.get(peer)!;
@@ -118,6 +121,7 @@ export function buildCluster(parent: Scope, over: Partial<ClusterConfig>): Clust
           rng: rng.fork(`skew${r}`),
           absent: absent.has(r),
           mwrLimit: params.sqLength,
+          tally,
         },
         cpu,
         node(r).ports[proc(r)]!,
@@ -130,6 +134,7 @@ export function buildCluster(parent: Scope, over: Partial<ClusterConfig>): Clust
     params,
     hcas,
     hosts,
-    settled: () => hosts.every((h) => h.done || h.failed),
+    tally,
+    settled: () => tally.settled === M,
   };
 }

@@ -9,9 +9,10 @@
  * Datapath, per cycle:
  * 1. Doorbells: at most one posted batch per process is appended to its queues (all or nothing:
  *    a batch that would overflow any queue is refused and reported to the host).
- * 2. Engine (one, shared by every queue and the receive path): when idle it grants, round robin,
- *    one ready requester, either an arrived packet or the eligible head of a send queue or MQ, and
- *    is then busy for the operation's cost. Costs: a task `taskNs`, a received packet `rxNs`
+ * 2. Engine (one, shared by every queue and the receive path): when idle it grants one ready
+ *    requester, an arrived packet (round robin over the inbound links) before the eligible head of
+ *    a send queue or MQ (round robin over the queues with posted work), and is then busy for the
+ *    operation's cost. Costs: a task `taskNs`, a received packet `rxNs`
  *    (+ `rqFetchNs` for a send, which consumes a receive WQE), + `ctxMissNs` when the QP's context
  *    misses the direct-mapped context cache.
  *    - send / RDMA write (imm): the packet leaves on the QP's link, arriving at the peer at
@@ -27,6 +28,7 @@
  * engine is busy for at least a cycle, so an operation never sees its own effect early.
  */
 import { Channel, Component, type Counter, NEVER, NumChannel, Reg, type Rng, RoundRobinArbiter, type Scope } from '../kernel/index.ts';
+import { PendingArbiter } from './pendingArbiter.ts';
 import type { HcaParams } from './params.ts';
 import { F_SIGNAL, type PostedEntry, Q_MQ, queueName, T_RDMA_WRITE, T_RDMA_WRITE_IMM, T_RECV_ENABLE, T_SEND, T_SEND_ENABLE, T_WAIT, TASK_NAMES } from './tasks.ts';
 import { WorkQueue } from './workQueue.ts';
@@ -98,6 +100,14 @@ export class Hca extends Component {
   private readonly execQpn: Int32Array;
   /** entries posted and not yet executed, per executable queue (a fast "is there anything" check) */
   private readonly execPending: Int32Array;
+  /**
+   * A queue whose head cannot run until something else happens is parked (taken out of the task
+   * arbiter): a disabled head until an enable reaches its queue, a wait until its CQ gets a
+   * completion. Parking only saves evaluation work; what runs when is unchanged.
+   */
+  private readonly parked: Uint8Array;
+  /** [process][cq] the executable queues parked on that CQ */
+  private readonly cqWaiters: number[][][] = [];
   /** [process][qp] send and receive queues */
   readonly sq: WorkQueue[][] = [];
   readonly rq: WorkQueue[][] = [];
@@ -121,8 +131,12 @@ export class Hca extends Component {
   private readonly qpnBase: number[] = [];
   private readonly ctxTag: Int32Array;
   private readonly busy: Reg;
-  private arb: RoundRobinArbiter | null = null;
-  private readonly readyFn: (i: number) => boolean;
+  /** the receive path: round robin over the inbound links (few: one per peer node) */
+  private rxArb: RoundRobinArbiter | null = null;
+  /** the task path: round robin over the queues holding posted, unexecuted entries */
+  private readonly txArb: PendingArbiter;
+  private readonly rxReady: (i: number) => boolean;
+  private readonly txReady: (i: number) => boolean;
   private now = 0;
   private readonly stat: { tasks: Counter; arrivals: Counter; ctxMisses: Counter; rnr: Counter; rejects: Counter; errors: Counter; noopEnables: Counter };
 
@@ -175,10 +189,14 @@ export class Hca extends Component {
     this.execQp = Int32Array.from(execQp);
     this.execQpn = Int32Array.from(execQpn);
     this.execPending = new Int32Array(execQpn.length);
+    this.parked = new Uint8Array(execQpn.length);
+    for (let p = 0; p < P; p++) this.cqWaiters.push(Array.from({ length: opts.qps[p]! + 2 }, () => []));
     this.ctxTag = new Int32Array(params.ctxEntries).fill(-1);
     this.inRnr = new Float64Array(0);
     this.busy = new Reg(this, 'busy_until', 40);
-    this.readyFn = (i: number): boolean => this.ready(i);
+    this.txArb = new PendingArbiter(this, 'tx_arb', this.exec.length);
+    this.rxReady = (i: number): boolean => this.ready(i);
+    this.txReady = (x: number): boolean => this.ready(this.inCh.length + x);
     this.stat = {
       tasks: this.counter('tasks'),
       arrivals: this.counter('arrivals'),
@@ -218,7 +236,7 @@ export class Hca extends Component {
 
   /** Call once after every connect(): sizes the arbiter over arrivals + executable queues. */
   finish(): void {
-    this.arb = new RoundRobinArbiter(this, 'arb', this.inCh.length + this.exec.length);
+    this.rxArb = new RoundRobinArbiter(this, 'rx_arb', Math.max(1, this.inCh.length));
     this.inRnr = new Float64Array(this.inCh.length).fill(-1);
   }
 
@@ -254,9 +272,15 @@ export class Hca extends Component {
     const busyUntil = this.busy.q;
     if (t < busyUntil) return more ? t + 1 : busyUntil;
     this.now = t;
-    const g = this.arb!.grant(this.readyFn);
-    if (g >= 0) {
-      const cost = g < this.inCh.length ? this.arrive(t, g) : this.execute(t, g - this.inCh.length);
+    // one operation per engine slot: an arrived packet first (the receive path has priority), else a task
+    let cost = 0;
+    const g = this.inCh.length > 0 ? this.rxArb!.grant(this.rxReady) : -1;
+    if (g >= 0) cost = this.arrive(t, g);
+    else {
+      const x = this.txArb.grant(this.txReady);
+      if (x >= 0) cost = this.execute(t, x);
+    }
+    if (cost > 0) {
       this.busy.d = t + cost;
       return more ? t + 1 : t + cost;
     }
@@ -287,7 +311,10 @@ export class Hca extends Component {
     for (let i = 0; i < batch.length; i++) {
       const e = batch[i]!;
       this.queueOf(p, e.queue)!.append(batch, i, i + 1);
-      if ((e.queue & 1) === 0 || e.queue === Q_MQ) this.execPending[this.execIndex(p, e.queue)]!++;
+      if ((e.queue & 1) === 0 || e.queue === Q_MQ) {
+        const x = this.execIndex(p, e.queue);
+        if (this.execPending[x]!++ === 0 && this.parked[x] === 0) this.txArb.mark(x, true);
+      }
     }
   }
 
@@ -329,20 +356,48 @@ export class Hca extends Component {
     const x = i - nIn;
     if (this.execPending[x] === 0) return false;
     const q = this.exec[x]!;
-    if (!q.headEnabled()) return false;
     const p = this.execProc[x]!;
+    if (!q.headEnabled()) {
+      if (q.headDisabled()) this.park(x); // an enable of this queue unparks it
+      return false; // (or the posted entries become visible next cycle)
+    }
     const qp = this.execQp[x]!;
-    if (qp < 0 && this.mqFailed[p]) return false;
+    if (qp < 0 && this.mqFailed[p]) {
+      this.park(x); // for good
+      return false;
+    }
     const k = q.headKind();
     if (k === T_WAIT) {
       const cq = q.headCq();
-      return this.cqProduced[p]![cq]!.q - this.cqConsumed[p]![cq]! >= q.headCount();
+      if (this.cqProduced[p]![cq]!.q - this.cqConsumed[p]![cq]! >= q.headCount()) return true;
+      this.park(x);
+      this.cqWaiters[p]![cq]!.push(x);
+      return false;
     }
     if (k === T_SEND || k === T_RDMA_WRITE || k === T_RDMA_WRITE_IMM) {
       const ch = this.outCh[p]![q.headQp()];
       return ch === null || ch === undefined || ch.canPush();
     }
     return true;
+  }
+
+  private park(x: number): void {
+    this.parked[x] = 1;
+    this.txArb.mark(x, false);
+  }
+
+  private unpark(x: number): void {
+    if (this.parked[x] === 0) return;
+    this.parked[x] = 0;
+    if (this.execPending[x]! > 0) this.txArb.mark(x, true);
+  }
+
+  /** a completion on (p, cq): its parked waiters are checked again */
+  private produce(p: number, cq: number): void {
+    const c = this.cqProduced[p]![cq]!;
+    c.d = c.next + 1;
+    const w = this.cqWaiters[p]![cq]!;
+    while (w.length > 0) this.unpark(w.pop()!);
   }
 
   private ctx(qpn: number): number {
@@ -380,8 +435,7 @@ export class Hca extends Component {
       if (this.opts.log) this.events.push({ cycle: t, proc: p, queue: `rq${qp}`, index: r.ci.q, kind: 'recv', qp, target: -1 });
       r.consumeHead();
     }
-    const c = this.cqProduced[p]![qp]!;
-    c.d = c.q + 1;
+    this.produce(p, qp);
     if (this.opts.recvCqToHost) this.note(t + cost, p, N_RECV, qp);
     return cost;
   }
@@ -396,7 +450,7 @@ export class Hca extends Component {
     this.stat.tasks.inc();
     if (this.opts.log) this.events.push({ cycle: t, proc: p, queue: this.execQp[x]! < 0 ? 'mq' : `sq${this.execQp[x]}`, index, kind: TASK_NAMES[kind] ?? String(kind), qp: kind === T_SEND_ENABLE || kind === T_RECV_ENABLE ? q.headQp() : -1, target: kind === T_SEND_ENABLE || kind === T_RECV_ENABLE ? q.headTarget() : -1 });
     q.consumeHead();
-    this.execPending[x]!--;
+    if (--this.execPending[x]! === 0) this.txArb.mark(x, false);
     switch (kind) {
       case T_SEND:
       case T_RDMA_WRITE:
@@ -412,8 +466,7 @@ export class Hca extends Component {
         const at = Math.max(this.linkLast.get(ch)!, t + cost + this.outLat[p]![qp]! + jit);
         this.linkLast.set(ch, at);
         ch.push(at * PKT_SCALE + this.outDest[p]![qp]! * 8 + kind);
-        const sc = this.cqProduced[p]![this.sq[p]!.length]!;
-        sc.d = sc.q + 1;
+        this.produce(p, this.sq[p]!.length);
         break;
       }
       case T_WAIT: {
@@ -426,7 +479,8 @@ export class Hca extends Component {
         const qp = q.headQp();
         const target = kind === T_SEND_ENABLE ? this.sq[p]![qp]! : this.rq[p]![qp]!;
         const k = q.headTarget();
-        if (k < target.en.q) this.stat.noopEnables.inc();
+        if (k < target.pi.q && (k < target.ci.q || target.isEnabled(k))) this.stat.noopEnables.inc(); // already eligible (or run)
+        if (kind === T_SEND_ENABLE) this.unpark(this.execIndex(p, 2 * qp));
         if (!target.enableUpTo(k)) {
           this.mqFailed[p] = true;
           this.stat.errors.inc();

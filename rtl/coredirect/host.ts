@@ -56,6 +56,8 @@ export interface HostProgram {
   absent: boolean;
   /** the MWR length limit (the send-queue length) */
   mwrLimit: number;
+  /** shared tally of the cluster: barriers finished by all hosts, hosts settled (done or failed) */
+  tally: { left: number; settled: number };
 }
 
 const S_START = 0;
@@ -67,13 +69,16 @@ const S_PROGRESS = 5;
 const S_DECIDE = 6;
 const S_DONE = 7;
 const S_FAILED = 8;
+/** iterations whose enter/leave cycles are recorded (longer loops only count) */
+export const RECORD_MAX = 1024;
+
 export const HOST_STATE_NAMES = ['START', 'ENTER', 'POST', 'WORK', 'CALL', 'PROGRESS', 'DECIDE', 'DONE', 'FAILED'] as const;
 
 export class Host extends Component {
   state = S_START;
   private until = 0;
   iter = 0;
-  /** per iteration: cycle entered, cycle the rank saw completion (-1: not yet) */
+  /** per iteration (the first RECORD_MAX): cycle entered, cycle the rank saw completion (-1: not yet) */
   readonly entered: Float64Array;
   readonly left: Float64Array;
   /** total work cycles done inside barriers */
@@ -105,8 +110,8 @@ export class Host extends Component {
     port.notify.bindConsumer(this);
     this.heads = new QueueHeads(prog.qps);
     this.mwr = mwr;
-    this.entered = new Float64Array(prog.iterations).fill(-1);
-    this.left = new Float64Array(prog.iterations).fill(-1);
+    this.entered = new Float64Array(Math.min(prog.iterations, RECORD_MAX)).fill(-1);
+    this.left = new Float64Array(Math.min(prog.iterations, RECORD_MAX)).fill(-1);
     this.arrivals = new Int32Array(prog.qps);
     this.taken = new Int32Array(prog.qps);
     this.stat = { calls: this.counter('mpi_calls'), polls: this.counter('polls') };
@@ -130,12 +135,13 @@ export class Host extends Component {
       case S_START:
         if (p.absent) {
           this.state = S_DONE;
+          p.tally.settled++;
           return NEVER;
         }
         this.state = S_ENTER;
         return this.delay(t, p.startNs - t);
       case S_ENTER: {
-        this.entered[this.iter] = t;
+        if (this.iter < RECORD_MAX) this.entered[this.iter] = t;
         this.worked = false;
         const batch: PostedEntry[] = [];
         if (!p.rdma) for (const o of p.ops) if (!o.send) batch.push(...postReceives(p.qpOf(o.peer), 1, this.heads));
@@ -201,10 +207,12 @@ export class Host extends Component {
       }
       case S_DECIDE:
         if (this.complete()) {
-          this.left[this.iter] = t;
+          if (this.iter < RECORD_MAX) this.left[this.iter] = t;
           this.iter++;
+          p.tally.left++;
           if (this.iter >= p.iterations) {
             this.state = S_DONE;
+            p.tally.settled++;
             return NEVER;
           }
           this.state = S_ENTER;
@@ -275,6 +283,7 @@ export class Host extends Component {
 
   private fail(msg: string): number {
     this.error = msg;
+    if (this.state !== S_FAILED) this.prog.tally.settled++;
     this.state = S_FAILED;
     return NEVER;
   }

@@ -34,7 +34,7 @@ export const HCA_DEFAULTS: Readonly<HcaParams> = {
   rqLength: 16000,
   mqLength: 16000,
   taskNs: 139,
-  ctxMissNs: 125,
+  ctxMissNs: 135,
   ctxEntries: 64,
   rxNs: 250,
   rqFetchNs: 100,
