@@ -161,3 +161,19 @@ export function goldenRun(ranks: GRank[], pick: (n: number) => number): GOutcome
   }
   return { signals, errors, consumed: head, steps };
 }
+
+/** The MWR checks the driver makes before posting anything (the golden model's own reading). */
+export function goldenReject(tasks: readonly { op: string; qp: number; cq?: number; count?: number; upTo?: number }[], qps: number, limit: number): 'empty' | 'too_long' | 'unknown_kind' | 'bad_field' | null {
+  if (tasks.length === 0) return 'empty';
+  if (tasks.length > limit) return 'too_long';
+  const known = ['send', 'write_imm', 'write', 'recv', 'wait', 'send_enable', 'recv_enable'];
+  for (const t of tasks) {
+    if (!known.includes(t.op)) return 'unknown_kind';
+    if (t.op === 'wait') {
+      if (t.qp !== -1 && !(t.qp >= 0 && t.qp < qps)) return 'bad_field';
+      if (!(t.cq! >= 0 && t.cq! <= qps + 1) || !(t.count! >= 1 && t.count! <= 0xffff)) return 'bad_field';
+    } else if (!(t.qp >= 0 && t.qp < qps)) return 'bad_field';
+    else if ((t.op === 'send_enable' || t.op === 'recv_enable') && !(t.upTo! >= 0)) return 'bad_field';
+  }
+  return null;
+}

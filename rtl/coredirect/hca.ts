@@ -4,7 +4,10 @@
  * one management queue (MQ) with its CQ. Block diagram, timing and limits: docs/coredirect.md.
  *
  * Packets between two nodes share one link channel (so each QP's packets arrive in order, as RC
- * guarantees; a send waiting for a receive WQE holds up the link behind it, a simplification).
+ * guarantees). A send that finds no enabled receive WQE is taken off the link and held for its QP
+ * (the receiver-not-ready case: in the hardware the sender retries after an RNR NACK); later
+ * packets of that QP queue behind it, other QPs go on. Held packets are taken, in order, once a
+ * receive WQE is there.
  *
  * Datapath, per cycle:
  * 1. Doorbells: at most one posted batch per process is appended to its queues (all or nothing:
@@ -127,7 +130,10 @@ export class Hca extends Component {
   private readonly linkTo = new Map<Hca, NumChannel>();
   private readonly linkLast = new Map<NumChannel, number>();
   private readonly inCh: NumChannel[] = [];
-  private inRnr: Float64Array;
+  /** per QP number: packets held because a send found no receive WQE (kinds, in arrival order) */
+  private readonly held: number[][] = [];
+  /** QP numbers with held packets */
+  private readonly heldQps: number[] = [];
   private readonly qpnBase: number[] = [];
   private readonly ctxTag: Int32Array;
   private readonly busy: Reg;
@@ -192,7 +198,7 @@ export class Hca extends Component {
     this.parked = new Uint8Array(execQpn.length);
     for (let p = 0; p < P; p++) this.cqWaiters.push(Array.from({ length: opts.qps[p]! + 2 }, () => []));
     this.ctxTag = new Int32Array(params.ctxEntries).fill(-1);
-    this.inRnr = new Float64Array(0);
+    for (let i = 0; i < qpn; i++) this.held.push([]);
     this.busy = new Reg(this, 'busy_until', 40);
     this.txArb = new PendingArbiter(this, 'tx_arb', this.exec.length);
     this.rxReady = (i: number): boolean => this.ready(i);
@@ -237,7 +243,6 @@ export class Hca extends Component {
   /** Call once after every connect(): sizes the arbiter over arrivals + executable queues. */
   finish(): void {
     this.rxArb = new RoundRobinArbiter(this, 'rx_arb', Math.max(1, this.inCh.length));
-    this.inRnr = new Float64Array(this.inCh.length).fill(-1);
   }
 
   /** What process p's MQ is doing (reports): its head task, or why it is stopped. */
@@ -276,7 +281,9 @@ export class Hca extends Component {
     let cost = 0;
     const g = this.inCh.length > 0 ? this.rxArb!.grant(this.rxReady) : -1;
     if (g >= 0) cost = this.arrive(t, g);
-    else {
+    else if (this.heldQps.length > 0 && (cost = this.retryHeld(t)) > 0) {
+      // a held packet was taken
+    } else {
       const x = this.txArb.grant(this.txReady);
       if (x >= 0) cost = this.execute(t, x);
     }
@@ -344,14 +351,7 @@ export class Hca extends Component {
       if (!ch.canPop()) return false;
       const w = ch.peek();
       if (Math.floor(w / PKT_SCALE) > this.now) return false;
-      const code = w % PKT_SCALE;
-      if ((code & 7) !== T_SEND) return true;
-      if (this.rq[code >>> 15]![(code >>> 3) & 4095]!.headEnabled()) return true;
-      if (this.inRnr[i] !== w) {
-        this.inRnr[i] = w;
-        this.stat.rnr.inc();
-      }
-      return false;
+      return true; // a send without a receive WQE is taken too, and held (arrive())
     }
     const x = i - nIn;
     if (this.execPending[x] === 0) return false;
@@ -417,11 +417,46 @@ export class Hca extends Component {
     this.note(t, p, kind, this.errors.length - 1);
   }
 
+  /** Take the first held packet whose QP now has a receive WQE (or is no longer blocked); 0 if none. */
+  private retryHeld(t: number): number {
+    for (let k = 0; k < this.heldQps.length; k++) {
+      const n = this.heldQps[k]!;
+      const h = this.held[n]!;
+      const p = this.procOfQpn(n);
+      const qp = n - this.qpnBase[p]!;
+      if (h[0] === T_SEND && !this.rq[p]![qp]!.headEnabled()) continue;
+      const kind = h.shift()!;
+      if (h.length === 0) this.heldQps.splice(k, 1);
+      return this.take(t, p, qp, kind);
+    }
+    return 0;
+  }
+
+  private procOfQpn(n: number): number {
+    let p = 0;
+    while (p + 1 < this.qpnBase.length && this.qpnBase[p + 1]! <= n) p++;
+    return p;
+  }
+
   private arrive(t: number, i: number): number {
     const code = this.inCh[i]!.pop() % PKT_SCALE;
     const p = code >>> 15;
     const qp = (code >>> 3) & 4095;
     const kind = code & 7;
+    const n = this.qpn(p, qp);
+    const h = this.held[n]!;
+    if (h.length > 0 || (kind === T_SEND && !this.rq[p]![qp]!.headEnabled())) {
+      // receiver not ready (or packets of this QP already held): hold it, in order
+      if (h.length === 0) this.heldQps.push(n);
+      h.push(kind);
+      this.stat.rnr.inc();
+      return this.params.rxNs;
+    }
+    return this.take(t, p, qp, kind);
+  }
+
+  /** Process an arrived packet for (p, qp): receive WQE, CQE, or memory write. Returns the cost. */
+  private take(t: number, p: number, qp: number, kind: number): number {
     let cost = this.params.rxNs + this.ctx(this.qpn(p, qp));
     this.stat.arrivals.inc();
     if (this.opts.log) this.events.push({ cycle: t, proc: p, queue: `in${qp}`, index: -1, kind: TASK_NAMES[kind]!, qp, target: -1 });
