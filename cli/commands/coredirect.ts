@@ -7,7 +7,7 @@ import { BARRIER_MODES, type BarrierMode, DENSE_MAX_PROCS } from '../../rtl/core
 import { MAX_PROCS } from '../../rtl/coredirect/barrier.ts';
 import { latencyTable, overlapTable } from '../../experiments/coredirect/overlap.ts';
 import { fit, SEED_AFTER_US, SEED_BEFORE_US } from '../../experiments/coredirect/calibrate.ts';
-import { runCluster } from '../../experiments/coredirect/run.ts';
+import { BarrierIncomplete, runCluster } from '../../experiments/coredirect/run.ts';
 import { withProgress } from '../progress.ts';
 
 function procList(items: string[]): number[] {
@@ -43,13 +43,20 @@ points). Exits 1 if a barrier does not complete.`,
       const mode = str(f, 'mode') as BarrierMode;
       const total = procs.reduce((a, p) => a + p, 0);
       let done = 0;
-      const rows = withProgress(io, { label: 'coredirect barrier', total, unit: 'processes (summed over --procs)' }, (update) =>
+      let rows;
+      try {
+        rows = withProgress(io, { label: 'coredirect barrier', total, unit: 'processes (summed over --procs)' }, (update) =>
         procs.flatMap((p) => {
           const row = latencyTable([p], mode, { connections, ppn: num(f, 'ppn'), iterations: num(f, 'iterations') });
           update((done += p));
           return row;
         }),
       );
+      } catch (e) {
+        if (!(e instanceof BarrierIncomplete)) throw e;
+        io.err(`netoffload: ${e.message}\n`);
+        return 1;
+      }
       if (bool(f, 'json')) {
         io.out(JSON.stringify({ mode, connections, ppn: num(f, 'ppn'), rows }) + '\n');
         return 0;

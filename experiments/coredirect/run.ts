@@ -68,9 +68,12 @@ export interface BarrierPoint {
   latency_us: number;
 }
 
+/** A barrier that should have completed did not (a failed check: exit 1). */
+export class BarrierIncomplete extends Error {}
+
 export function barrierLatency(cfg: Partial<ClusterConfig>): number {
   const r = runCluster({ iterations: 20, ...cfg });
-  if (!r.completed) throw new Error(`barrier did not complete: ${r.errors[0] ?? JSON.stringify(r.hung[0])}`);
+  if (!r.completed) throw new BarrierIncomplete(`${cfg.procs} processes, ${cfg.mode}: barrier did not complete: ${r.errors[0] ?? JSON.stringify(r.hung[0])}`);
   return latencyUs(r);
 }
 
