@@ -1,9 +1,11 @@
 /**
  * Export to Verilog $readmemh: per table, `<base>.<table>.mem` (one row per line, fields packed
- * most-significant first in layout order, as hex of the full row width) and `<base>.<table>.layout`
- * (one line per field: `name msb lsb`), so a SystemVerilog testbench can declare
- * `logic [W-1:0] mem [N]` and slice fields by the layout.
+ * most-significant first in layout order, as big-endian hex of the full row width) and
+ * `<base>.<table>.layout` (one line per field: `name msb lsb`), so a SystemVerilog testbench can
+ * declare `logic [W-1:0] mem [N]` and slice fields by the layout (or by the generated package
+ * hdl/generated/vectors_pkg.sv, see vectors/svpackage.ts). docs/vectors.md documents every table.
  */
+import { InputError } from '../rtl/kernel/errors.ts';
 import type { VectorFile } from './format.ts';
 import type { MemTable } from './registry.ts';
 
@@ -15,12 +17,13 @@ export interface MemExport {
   rows: number;
 }
 
-export function exportTable(table: MemTable, file: VectorFile): MemExport {
+/** `layoutFile`: the name of the layout file written beside the .mem, named in the .mem's header comment. */
+export function exportTable(table: MemTable, file: VectorFile, layoutFile = `<base>.${table.name}.layout`): MemExport {
   const width = table.layout.reduce((a, f) => a + f.width, 0);
   const rows = table.rows(file);
   const digits = Math.ceil(width / 4);
   const lines: string[] = [];
-  lines.push(`// ${file.header.block} vectors, table ${table.name}: ${rows.length} rows of ${width} bits; fields in ${table.name}.layout`);
+  lines.push(`// ${file.header.block} vectors, table ${table.name}: ${rows.length} rows of ${width} bits; fields in ${layoutFile}`);
   for (const [ri, row] of rows.entries()) {
     if (row.length !== table.layout.length) throw new Error(`table ${table.name} row ${ri} has ${row.length} fields, layout has ${table.layout.length}`);
     let word = 0n;
@@ -39,4 +42,11 @@ export function exportTable(table: MemTable, file: VectorFile): MemExport {
     msb -= f.width;
   }
   return { table: table.name, width, memText: lines.join('\n') + '\n', layoutText: layoutLines.join('\n') + '\n', rows: rows.length };
+}
+
+/** The code of an enumerated field's value (its position in `codes`); InputError naming the field if unknown. */
+export function codeOf(codes: readonly string[], field: string, name: string): bigint {
+  const i = codes.indexOf(name);
+  if (i < 0) throw new InputError(`${field}: unknown value ${JSON.stringify(name)} (one of ${codes.join(', ')})`);
+  return BigInt(i);
 }

@@ -13,6 +13,8 @@ export interface FieldLayout {
   name: string;
   /** width in bits */
   width: number;
+  /** for an enumerated field: the name of each code, indexed by code (code = position) */
+  codes?: readonly string[];
 }
 
 /** A $readmemh table: fixed-width rows, one per item (a record may produce several rows). */

@@ -89,9 +89,9 @@ export const commands: CommandSpec[] = [
       block.parseConfig(file.header.config);
       const written: { table: string; mem: string; layout: string; rows: number; width: number }[] = [];
       for (const t of block.tables) {
-        const ex = exportTable(t, file);
         const mem = `${base}.${t.name}.mem`;
         const layout = `${base}.${t.name}.layout`;
+        const ex = exportTable(t, file, basename(layout));
         writeFileSync(mem, ex.memText);
         writeFileSync(layout, ex.layoutText);
         written.push({ table: t.name, mem, layout, rows: ex.rows, width: ex.width });

@@ -27,6 +27,7 @@ import { MemCheckerModel, type ModelItem, RoundRobinModel } from '../../models/n
 import { hexBits, type Json, RecordReader, type VectorFile, type VectorRecord } from '../format.ts';
 import { checkShape, type RecordShape } from '../fields.ts';
 import type { ReplayOutcome, VectorBlock } from '../registry.ts';
+import { codeOf } from '../readmemh.ts';
 
 /** the vector header's block configuration: the checker's own parameters */
 export type McVecConfig = MemCheckConfig;
@@ -450,7 +451,7 @@ export const block: VectorBlock<McVecConfig> = {
         { name: 'issue', width: 32 },
         { name: 'grant', width: 32 },
         { name: 'resp', width: 32 },
-        { name: 'reason', width: 3 },
+        { name: 'reason', width: 3, codes: MC_REASON_NAMES },
         { name: 'vp', width: 17 },
         { name: 'req_vp', width: 17 },
         { name: 'physical', width: 1 },
@@ -472,7 +473,7 @@ export const block: VectorBlock<McVecConfig> = {
             BigInt(c.int('issue')),
             BigInt(c.int('grant')),
             BigInt(c.int('resp')),
-            BigInt(MC_REASON_NAMES.indexOf(o.str('reason') as never)),
+            codeOf(MC_REASON_NAMES, 'out.reason', o.str('reason')),
             vp17(o.int('vp')),
             vp17(i.int('req_vp')),
             i.bool('physical') ? 1n : 0n,
@@ -495,7 +496,7 @@ export const block: VectorBlock<McVecConfig> = {
         { name: 'refresh', width: 1 },
         { name: 'issue', width: 32 },
         { name: 'applied', width: 32 },
-        { name: 'result', width: 2 },
+        { name: 'result', width: 2, codes: MC_WRITE_RESULT_NAMES },
       ],
       rows: (file) =>
         rowsOf(file, 'write').map((r) => {
@@ -503,7 +504,7 @@ export const block: VectorBlock<McVecConfig> = {
           const o = new RecordReader(r, 'out');
           const c = new RecordReader(r, 'cycles');
           const b = (k: string): bigint => (i.bool(k) ? 1n : 0n);
-          return [BigInt(i.int('index', 0)), b('valid'), i.hex('key', 33), b('read'), b('write'), i.hex('base', 40), i.hex('top', 40), BigInt(i.int('vp', 0)), b('physical'), b('refresh'), BigInt(c.int('issue')), BigInt(c.int('applied')), BigInt(MC_WRITE_RESULT_NAMES.indexOf(o.str('result') as never))];
+          return [BigInt(i.int('index', 0)), b('valid'), i.hex('key', 33), b('read'), b('write'), i.hex('base', 40), i.hex('top', 40), BigInt(i.int('vp', 0)), b('physical'), b('refresh'), BigInt(c.int('issue')), BigInt(c.int('applied')), codeOf(MC_WRITE_RESULT_NAMES, 'out.result', o.str('result'))];
         }),
     },
   ],
