@@ -4,7 +4,7 @@
  */
 import { bool, type CommandSpec, num, str, UsageError } from '../args.ts';
 import { DESC_KIND_NAMES, DESC_REASON_NAMES, descConfig, decodeDescriptor } from '../../rtl/nic/desc/index.ts';
-import { pcieConfig, type PcieConfig } from '../../rtl/nic/pcie/index.ts';
+import { PCIE_DEFAULTS, pcieConfig, type PcieConfig } from '../../rtl/nic/pcie/index.ts';
 import { runPcieProbe } from '../../experiments/nic/pcieProbe.ts';
 
 function parseHexBytes(s: string): Uint8Array {
@@ -27,17 +27,17 @@ data being visible at the NIC), of a 64-byte DMA write (issued to landed in host
 writes and reads of --size bytes (payload bytes over the time to the last byte), next to the
 link's peak payload rate for the TLP sizes used (MPS-sized writes, completion-sized reads).`,
     flags: [
-      { name: 'gen', type: 'int', default: 3, min: 1, max: 4, help: 'PCIe generation' },
-      { name: 'lanes', type: 'int', default: 16, min: 1, max: 16, help: 'lanes: 1, 2, 4, 8 or 16' },
-      { name: 'mps', type: 'int', default: 256, min: 128, max: 4096, help: 'max payload size (bytes, power of two)' },
-      { name: 'mrrs', type: 'int', default: 512, min: 128, max: 4096, help: 'max read request size (bytes, power of two)' },
-      { name: 'cpl-bytes', type: 'int', default: 64, min: 64, max: 4096, help: 'completion size of the host (bytes, power of two, <= MPS)' },
-      { name: 'flight-ns', type: 'number', default: 100, min: 0, max: 1e6, help: 'one-way link latency (ns)' },
-      { name: 'host-read-ns', type: 'number', default: 150, min: 0, max: 1e6, help: 'host memory read latency (ns)' },
-      { name: 'pio-ns', type: 'number', default: 50, min: 0, max: 1e6, help: 'CPU store to root-complex egress (ns)' },
+      { name: 'gen', type: 'int', default: PCIE_DEFAULTS.gen, min: 1, max: 4, help: 'PCIe generation' },
+      { name: 'lanes', type: 'int', default: PCIE_DEFAULTS.lanes, min: 1, max: 16, help: 'lanes: 1, 2, 4, 8 or 16' },
+      { name: 'mps', type: 'int', default: PCIE_DEFAULTS.mps, min: 128, max: 4096, help: 'max payload size (bytes, power of two)' },
+      { name: 'mrrs', type: 'int', default: PCIE_DEFAULTS.mrrs, min: 128, max: 4096, help: 'max read request size (bytes, power of two)' },
+      { name: 'cpl-bytes', type: 'int', default: PCIE_DEFAULTS.cplBytes, min: 64, max: 4096, help: 'completion size of the host (bytes, power of two, <= MPS)' },
+      { name: 'flight-ns', type: 'number', default: PCIE_DEFAULTS.flightNs, min: 0, max: 1e6, help: 'one-way link latency (ns)' },
+      { name: 'host-read-ns', type: 'number', default: PCIE_DEFAULTS.hostReadNs, min: 0, max: 1e6, help: 'host memory read latency (ns)' },
+      { name: 'pio-ns', type: 'number', default: PCIE_DEFAULTS.pioNs, min: 0, max: 1e6, help: 'CPU store to root-complex egress (ns)' },
       { name: 'second-socket', type: 'bool', help: 'CPU and buffers on the socket not attached to the NIC (adds --qpi-ns)' },
-      { name: 'qpi-ns', type: 'number', default: 70, min: 0, max: 1e6, help: 'second-socket penalty per PIO store and host read (ns)' },
-      { name: 'tags', type: 'int', default: 32, min: 1, max: 1024, help: 'outstanding read requests of the NIC' },
+      { name: 'qpi-ns', type: 'number', default: PCIE_DEFAULTS.qpiNs, min: 0, max: 1e6, help: 'second-socket penalty per PIO store and host read (ns)' },
+      { name: 'tags', type: 'int', default: PCIE_DEFAULTS.tags, min: 1, max: 1024, help: 'outstanding read requests of the NIC' },
       { name: 'size', type: 'int', default: 4096, min: 1, max: 1 << 24, help: 'bytes per streamed transfer' },
       { name: 'count', type: 'int', default: 256, min: 1, max: 100000, help: 'streamed transfers per direction' },
     ],
