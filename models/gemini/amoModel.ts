@@ -132,3 +132,23 @@ export class GoldenAmoUnit {
     return { status: AMO_OK, old, hit, writeBack };
   }
 }
+
+/** Timing of a serial AMO unit (docs/gemini.md, cycle behaviour), for vectors. */
+export interface GoldenAmoTiming {
+  /** cycles from acceptance of a hit (or a rejected request) to its response being visible */
+  opCycles: number;
+  /** cycles host memory takes from taking a read to pushing its response */
+  readCycles: number;
+}
+
+/**
+ * Cycles from acceptance to the response being visible, for one operation on an otherwise idle
+ * unit: a rejected request or a hit answers opCycles later; a miss waits for its fill: the read is
+ * pushed the cycle after acceptance, spends one cycle in the channel to memory, readCycles in
+ * memory and one cycle back (readCycles + 2 more), plus one cycle when the dirty victim's
+ * write-back goes out on the memory port first.
+ */
+export function goldenAmoLatency(r: GoldenAmoResult, t: GoldenAmoTiming): number {
+  if (r.status !== AMO_OK || r.hit) return t.opCycles;
+  return t.opCycles + t.readCycles + 2 + (r.writeBack !== null ? 1 : 0);
+}

@@ -9,7 +9,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { type Json, parse, serialize } from '../../vectors/format.ts';
 import { exportTable } from '../../vectors/readmemh.ts';
-import { checkFile, generateFile, getBlock } from '../../vectors/registry.ts';
+import { type CheckSummary, checkFile, generateFile, getBlock } from '../../vectors/registry.ts';
+import { AmoUnit } from '../../rtl/gemini/amo/unit.ts';
+import type { AmoReq } from '../../rtl/gemini/types.ts';
+import { type BreakMode, withBrokenResponses } from '../lib/brokenResponses.ts';
 
 const path = join(dirname(fileURLToPath(import.meta.url)), '../../vectors/golden/amo.jsonl');
 const text = readFileSync(path, 'utf8');
@@ -58,6 +61,70 @@ describe('golden vectors: amo', () => {
     expect(ex.rows).toBe(file.records.length);
     expect(ex.layoutText.split('\n')[1]).toBe('port 477 468');
     expect(ex.layoutText).toMatch(/\nwb_value 63 0\n$/);
+  });
+});
+
+describe('amo replayer judges from the vector alone (issue 13 item 3)', () => {
+  const file = parse(text, path);
+  it('rejects an unknown or a missing field naming the line', async () => {
+    const extra = parse(text, path);
+    extra.records[5]!.in.colour = 'red';
+    await expect(checkFile(extra)).rejects.toThrow(/^line 7: unknown field in\.colour/);
+    const extraCy = parse(text, path);
+    extraCy.records[9]!.cycles!.done = 3;
+    await expect(checkFile(extraCy)).rejects.toThrow(/^line 11: unknown field cycles\.done/);
+    const missing = parse(text, path);
+    delete missing.records[12]!.out.hit;
+    await expect(checkFile(missing)).rejects.toThrow(/^line 14: missing field out\.hit/);
+    const noResp = parse(text, path);
+    delete noResp.records[0]!.cycles!.resp;
+    await expect(checkFile(noResp)).rejects.toThrow(/^line 2: missing field cycles\.resp/);
+  });
+
+  type P = { execute(t: number, r: AmoReq, i: number): void };
+  const proto = AmoUnit.prototype as unknown as P;
+  const broken = (mode: BreakMode, id: number) => withBrokenResponses<AmoReq, CheckSummary>(AmoUnit.prototype, (u: AmoUnit) => u.resp, mode, id, () => checkFile(parse(text, path)));
+
+  it('a response visible one cycle later than the vector says fails, although the RTL claims the expected cycle', async () => {
+    const res = await broken('late', -1);
+    expect(res.failed).toBe(file.records.length);
+    expect(res.failures[0]!.mismatches.join(' ')).toMatch(/cycles\.resp: expected \d+, the response was visible in cycle \d+ \(late\)/);
+  });
+
+  it('a response given twice, or never, fails on that record', async () => {
+    const id = file.records.filter((r) => r.out.status === 'ok')[20]!.id;
+    const twice = await broken('twice', id);
+    expect(twice.failures[0]!.id).toBe(id);
+    expect(twice.failures[0]!.mismatches.join(' ')).toMatch(/answered twice/);
+    const never = await broken('never', id);
+    expect(never.failures[0]!.id).toBe(id);
+    expect(never.failures[0]!.mismatches.join(' ')).toMatch(/no response by cycle/);
+  });
+
+  it('a wrong result (one fetched value off by one) fails on that record', async () => {
+    const rec = file.records.find((r) => r.id > 50 && r.out.status === 'ok' && r.out.old !== '0x0')!;
+    const execute = proto.execute;
+    proto.execute = function (this: P, t: number, r: AmoReq, i: number) {
+      execute.call(this, t, r, i);
+      if (r.tag === rec.id) r.oldLo = (r.oldLo ^ 1) >>> 0;
+    };
+    try {
+      const res = await checkFile(parse(text, path));
+      expect(res.failed).toBe(1);
+      expect(res.failures[0]!.id).toBe(rec.id);
+      expect(res.failures[0]!.mismatches.join(' ')).toMatch(/out\.old: expected/);
+    } finally {
+      proto.execute = execute;
+    }
+  });
+
+  it('an early or late expected acceptance in the vector is reported', async () => {
+    const bad = parse(text, path);
+    const rec = bad.records[30]!;
+    rec.cycles!.accept = (rec.cycles!.accept as number) + 1;
+    const res = await checkFile(bad);
+    expect(res.failures.map((f) => f.id)).toEqual([rec.id]);
+    expect(res.failures[0]!.mismatches.join(' ')).toMatch(/cycles\.accept: expected \d+, the request was taken in cycle \d+ \(early\)/);
   });
 });
 

@@ -9,7 +9,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { type Json, parse, serialize } from '../../vectors/format.ts';
-import { checkFile, generateFile, getBlock } from '../../vectors/registry.ts';
+import { type CheckSummary, checkFile, generateFile, getBlock } from '../../vectors/registry.ts';
+import { type BreakMode, withBrokenResponses } from '../lib/brokenResponses.ts';
 import { Atc, type AtcReq } from '../../rtl/nic/atc/index.ts';
 import { MemChecker, type MemCheckReq } from '../../rtl/nic/memcheck/index.ts';
 
@@ -152,37 +153,7 @@ describe('replayers judge from the vector and what they observe (issue 10 item 3
   it('memcheck: a verdict visible later than the vector says, twice or never, fails even when the RTL reports the expected cycle', async () => {
     const { path, text } = load('memcheck');
     const id = parse(text, path).records.filter((r) => r.in.op === 'check')[20]!.id;
-    type Ch = { push(r: MemCheckReq): void };
-    type P = { tick(t: number): number; respOut: Ch[]; __wrapped?: boolean; __late?: [Ch, MemCheckReq][] };
-    const proto = MemChecker.prototype as unknown as P;
-    const tick = proto.tick;
-    const run = async (mode: 'late' | 'twice' | 'never') => {
-      proto.tick = function (this: P, t: number) {
-        if (!this.__wrapped) {
-          this.__wrapped = true;
-          for (const ch of this.respOut) {
-            const push = ch.push.bind(ch);
-            ch.push = (r: MemCheckReq) => {
-              if (mode === 'late') (this.__late ??= []).push([{ push }, r]);
-              else if (r.tag !== id) push(r);
-              else if (mode === 'twice') {
-                push(r);
-                push(r);
-              }
-            };
-          }
-        }
-        const q = this.__late;
-        if (q && q.length > 0) for (const [ch, r] of q.splice(0)) ch.push(r);
-        const n = tick.call(this, t);
-        return this.__late && this.__late.length > 0 ? Math.min(n, t + 1) : n;
-      };
-      try {
-        return await checkFile(parse(text, path));
-      } finally {
-        proto.tick = tick;
-      }
-    };
+    const run = (mode: BreakMode) => withBrokenResponses<MemCheckReq, CheckSummary>(MemChecker.prototype, (m: MemChecker) => m.respOut, mode, id, () => checkFile(parse(text, path)));
     const late = await run('late');
     expect(late.failed).toBeGreaterThan(100);
     expect(late.failures.flatMap((f) => f.mismatches).join(' ')).toMatch(/cycles\.resp: expected \d+, the verdict was visible in cycle \d+ \(late\)/);

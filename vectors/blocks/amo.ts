@@ -10,10 +10,11 @@
  * wb_addr: hex | null and wb_value: hex | null (a dirty word the miss evicted and wrote back to
  * memory)}; cycles {issue (pushed), accept (taken by the unit: issue + 1), resp (response visible)}.
  *
- * Expected values come from the BigInt golden model (models/gemini/amoModel.ts); cycles from the
- * documented timing: an error or a hit answers opCycles after acceptance; a miss adds
- * readCycles + 2 (the fill read pushed the cycle after acceptance, one cycle into memory, the
- * read, one cycle back), and one more cycle when a dirty victim's write-back goes out first.
+ * Expected values come from the BigInt golden model (models/gemini/amoModel.ts), cycles from its
+ * timing function (goldenAmoLatency: an error or a hit answers opCycles after acceptance; a miss
+ * adds readCycles + 2 (the fill read pushed the cycle after acceptance, one cycle into memory, the
+ * read, one cycle back), and one more cycle when a dirty victim's write-back goes out first).
+ * The replayer judges the RTL from the vector alone (see replay).
  * Memory starts all zero; the unit's memory is memBytes long.
  */
 import { InputError } from '../../rtl/kernel/errors.ts';
@@ -22,8 +23,9 @@ import { AMO_FCSWAP, AMO_NAMES, AMO_STATUS_NAMES } from '../../rtl/gemini/amo/op
 import { AmoUnit, amoUnitConfig } from '../../rtl/gemini/amo/unit.ts';
 import { HostMemory } from '../../rtl/gemini/hostMemory.ts';
 import { AmoReq } from '../../rtl/gemini/types.ts';
-import { GoldenAmoUnit } from '../../models/gemini/amoModel.ts';
+import { GoldenAmoUnit, goldenAmoLatency } from '../../models/gemini/amoModel.ts';
 import { hexBits, type Json, RecordReader, type VectorFile, type VectorRecord } from '../format.ts';
+import { checkShape, type RecordShape } from '../fields.ts';
 import type { ReplayOutcome, VectorBlock } from '../registry.ts';
 
 export interface AmoVecConfig {
@@ -68,7 +70,7 @@ function generate(cfg: AmoVecConfig, seed: number, count: number): VectorRecord[
     const b = op === AMO_FCSWAP && rng.bool() && addr % 8 === 0 && addr < cfg.memBytes ? g.current(BigInt(addr)) : operand();
     const r = g.op(op, addr, size, a, b);
     const accept = t + 1;
-    const resp = accept + cfg.opCycles + (r.status === 0 && !r.hit ? cfg.readCycles + 2 + (r.writeBack ? 1 : 0) : 0);
+    const resp = accept + goldenAmoLatency(r, cfg);
     records.push({
       id,
       in: { port, op: opName(op), addr: hexBits(addr), size, a: hexBits(a), b: hexBits(b) },
@@ -86,22 +88,50 @@ function decodeOp(i: RecordReader): number {
   return i.int('op', 0, 255);
 }
 
+const SHAPE: RecordShape = { in: ['port', 'op', 'addr', 'size', 'a', 'b'], out: ['status', 'old', 'hit', 'wb_addr', 'wb_value'], cycles: ['issue', 'accept', 'resp'] };
+/** cycles the replayer waits past the expected cycle before calling a response missing */
+const LATE_SLACK = 64;
+
+/**
+ * Replays the records through the RTL. Expectations come from the vector alone: the testbench
+ * steps the design one cycle at a time, pops every port's response channel every cycle and notes
+ * the cycle a response became visible, and notes the cycle the unit took the request off its
+ * request channel (accept). A response earlier or later than `cycles.resp`, a second response, a
+ * response on another port or while idle, or none within LATE_SLACK cycles of the expected cycle is
+ * a mismatch; the RTL's own acceptCycle/doneCycle fields are not read. Records are checked for
+ * unknown and missing fields first (InputError naming the line).
+ */
 function replay(cfg: AmoVecConfig, records: VectorRecord[]): ReplayOutcome[] {
+  for (const rec of records) checkShape(rec, 'vector', SHAPE);
   const sim = new Simulator();
   const mem = new HostMemory(sim, 'mem', { bytes: cfg.memBytes, readCycles: cfg.readCycles });
   const unit = new AmoUnit(sim, 'amo', { ...cfg }, { req: mem.req, resp: mem.resp });
-  const out: ReplayOutcome[] = records.map((r) => ({ id: r.id, ok: true, mismatches: [] }));
-  const miss = (id: number, m: string): void => {
-    out[id]!.ok = false;
-    out[id]!.mismatches.push(m);
+  const out: ReplayOutcome[] = [];
+  const got: { port: number; r: AmoReq }[] = [];
+  /** one cycle; returns the responses that became poppable on any port (the testbench pops every cycle) */
+  const cycle = (): { port: number; r: AmoReq }[] => {
+    sim.step(1);
+    got.length = 0;
+    for (let p = 0; p < unit.resp.length; p++) while (unit.resp[p]!.canPop()) got.push({ port: p, r: unit.resp[p]!.pop() });
+    return got;
   };
   for (const rec of records) {
-    let q: AmoReq;
-    let issue: number;
+    const o: ReplayOutcome = { id: rec.id, ok: true, mismatches: [] };
+    out.push(o);
+    const miss = (m: string): void => {
+      o.ok = false;
+      o.mismatches.push(m);
+    };
     try {
       const i = new RecordReader(rec, 'in');
-      issue = new RecordReader(rec, 'cycles').int('issue', 0);
-      q = new AmoReq();
+      const exp = new RecordReader(rec, 'out');
+      const cy = new RecordReader(rec, 'cycles');
+      const issue = cy.int('issue', 0);
+      if (issue < sim.cycle) {
+        miss(`cycles.issue: ${issue} is before the previous response (cycle ${sim.cycle})`);
+        continue;
+      }
+      const q = new AmoReq();
       q.tag = rec.id;
       q.port = i.int('port', 0, cfg.ports - 1);
       q.op = decodeOp(i);
@@ -113,42 +143,57 @@ function replay(cfg: AmoVecConfig, records: VectorRecord[]): ReplayOutcome[] {
       q.aLo = Number(a & 0xffffffffn);
       q.bHi = Number(b >> 32n);
       q.bLo = Number(b & 0xffffffffn);
-    } catch (e) {
-      miss(rec.id, (e as Error).message);
-      continue;
-    }
-    if (issue < sim.cycle) {
-      miss(rec.id, `cycles.issue ${issue} is before the previous response (cycle ${sim.cycle})`);
-      continue;
-    }
-    sim.step(issue - sim.cycle);
-    unit.req[q.port]!.push(q);
-    const ch = unit.resp[q.port]!;
-    for (let k = 0; k < 1_000_000 && !ch.canPop(); k++) sim.step(1);
-    if (!ch.canPop()) {
-      miss(rec.id, 'no response');
-      continue;
-    }
-    ch.pop();
-    try {
-      const o = new RecordReader(rec, 'out');
-      const cy = new RecordReader(rec, 'cycles');
-      const status = AMO_STATUS_NAMES[q.status] ?? `code ${q.status}`;
-      if (status !== o.str('status')) miss(rec.id, `out.status: expected ${o.str('status')}, got ${status}`);
-      const old = q.status === 0 ? (BigInt(q.oldHi >>> 0) << 32n) | BigInt(q.oldLo >>> 0) : 0n;
-      if (old !== o.hex('old', 64)) miss(rec.id, `out.old: expected ${hexBits(o.hex('old', 64))}, got ${hexBits(old)}`);
-      if (q.hit !== o.bool('hit')) miss(rec.id, `out.hit: expected ${o.bool('hit')}, got ${q.hit}`);
-      if (o.json('wb_addr') !== null) {
-        const w = mem.load64(Number(o.hex('wb_addr', 48)));
-        const v = (BigInt(w.hi) << 32n) | BigInt(w.lo);
-        if (v !== o.hex('wb_value', 64)) miss(rec.id, `out.wb_value: memory at ${hexBits(o.hex('wb_addr', 48))} holds ${hexBits(v)}, expected ${hexBits(o.hex('wb_value', 64))}`);
+      const wantAccept = cy.int('accept', issue + 1);
+      const want = cy.int('resp', wantAccept + 1);
+      // nothing may come out between operations (a late or duplicated response of an earlier one)
+      while (sim.cycle < issue) for (const x of cycle()) miss(`unexpected response (tag ${x.r.tag}, port ${x.port}) in cycle ${sim.cycle} while idle: answered twice or late`);
+      const reqCh = unit.req[q.port]!;
+      reqCh.push(q);
+      let accepted = -1;
+      let seen = -1;
+      let resp: AmoReq | null = null;
+      while (seen < 0 && sim.cycle < want + LATE_SLACK) {
+        for (const x of cycle()) {
+          if (x.r !== q) miss(`response for another request (tag ${x.r.tag}, port ${x.port}) in cycle ${sim.cycle}`);
+          else if (x.port !== q.port) miss(`response on port ${x.port}, expected port ${q.port}`);
+          else if (seen >= 0) miss(`answered twice (cycles ${seen} and ${sim.cycle})`);
+          else {
+            seen = sim.cycle;
+            resp = x.r;
+          }
+        }
+        // taken off the request channel in the cycle just simulated
+        if (accepted < 0 && reqCh.occupancy() === 0) accepted = sim.cycle - 1;
       }
-      if (q.acceptCycle !== cy.int('accept')) miss(rec.id, `cycles.accept: expected ${cy.int('accept')}, got ${q.acceptCycle}`);
-      if (q.doneCycle !== cy.int('resp')) miss(rec.id, `cycles.resp: expected ${cy.int('resp')}, got ${q.doneCycle}`);
+      if (accepted < 0) miss(`cycles.accept: expected ${wantAccept}, the request was never taken`);
+      else if (accepted !== wantAccept) miss(`cycles.accept: expected ${wantAccept}, the request was taken in cycle ${accepted} (${accepted < wantAccept ? 'early' : 'late'})`);
+      if (seen < 0 || resp === null) {
+        miss(`cycles.resp: expected ${want}, no response by cycle ${sim.cycle}`);
+        continue;
+      }
+      if (seen !== want) miss(`cycles.resp: expected ${want}, the response was visible in cycle ${seen} (${seen < want ? 'early' : 'late'})`);
+      const status = AMO_STATUS_NAMES[resp.status] ?? `code ${resp.status}`;
+      if (status !== exp.str('status')) miss(`out.status: expected ${exp.str('status')}, got ${status}`);
+      const old = resp.status === 0 ? (BigInt(resp.oldHi >>> 0) << 32n) | BigInt(resp.oldLo >>> 0) : 0n;
+      if (old !== exp.hex('old', 64)) miss(`out.old: expected ${hexBits(exp.hex('old', 64))}, got ${hexBits(old)}`);
+      if (resp.hit !== exp.bool('hit')) miss(`out.hit: expected ${exp.bool('hit')}, got ${resp.hit}`);
+      if (exp.json('wb_addr') !== null) {
+        const w = mem.load64(Number(exp.hex('wb_addr', 48)));
+        const v = (BigInt(w.hi) << 32n) | BigInt(w.lo);
+        if (v !== exp.hex('wb_value', 64)) miss(`out.wb_value: memory at ${hexBits(exp.hex('wb_addr', 48))} holds ${hexBits(v)}, expected ${hexBits(exp.hex('wb_value', 64))}`);
+      }
     } catch (e) {
-      miss(rec.id, (e as Error).message);
+      miss((e as Error).message);
     }
   }
+  // a response after the last operation is a duplicate or a late one
+  for (let k = 0; k < LATE_SLACK; k++)
+    for (const x of cycle())
+      if (out.length > 0) {
+        const last = out[out.length - 1]!;
+        last.ok = false;
+        last.mismatches.push(`unexpected response (tag ${x.r.tag}, port ${x.port}) in cycle ${sim.cycle} after the last operation`);
+      }
   return out;
 }
 
