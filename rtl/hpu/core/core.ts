@@ -98,6 +98,20 @@ export interface HpuCoreTrap {
   reason: string;
 }
 
+/**
+ * Runtime hooks (the sPIN runtime, rtl/hpu/spin; all null by default, when the core behaves as a
+ * stand-alone program runner):
+ * - `syscallHook(rf)` serves an ecall whose a7 is neither exit (93) nor write (64), in decode, and
+ *   returns a0's new value, or SYSCALL_RETRY to hold the ecall in decode one more cycle (counted
+ *   as an ecall stall) because the service is not done yet (a DMA in flight);
+ * - `accessCheck(addr, size, store)` is asked in execute for every load/store that is aligned and
+ *   inside memory; false makes it a load/store access fault (the handler sandbox);
+ * - `onHalt()` is called when the core halts (exit, trap, or `abort()`).
+ */
+export const SYSCALL_RETRY = 2 ** 32;
+export type SyscallHook = (rf: Int32Array) => number;
+export type AccessCheck = (addr: number, size: number, store: boolean) => boolean;
+
 /** Called once per retired instruction, in program order: rd is 0 when no register is written. */
 export type RetireHook = (pc: number, insn: number, rd: number, value: number) => void;
 
@@ -139,11 +153,16 @@ export class HpuCore extends Component {
   readonly stdout: number[] = [];
   readonly stderr: number[] = [];
   onRetire: RetireHook | null = null;
+  syscallHook: SyscallHook | null = null;
+  accessCheck: AccessCheck | null = null;
+  onHalt: (() => void) | null = null;
 
-  constructor(parent: Scope, name: string, program: HpuProgram, params: Partial<HpuCoreParams> = {}) {
+  /** `memory`: a memory shared with other cores (then `program.segments` must already be in it and params.memBytes must equal its size). */
+  constructor(parent: Scope, name: string, program: HpuProgram, params: Partial<HpuCoreParams> = {}, memory?: HpuMemory) {
     super(parent, name);
     this.params = { ...HPU_CORE_DEFAULTS, ...params };
-    this.mem = new HpuMemory(this.params.memBytes, program.segments);
+    if (memory !== undefined && memory.size !== this.params.memBytes) throw new RangeError(`shared memory of ${memory.size} bytes for memBytes ${this.params.memBytes}`);
+    this.mem = memory ?? new HpuMemory(this.params.memBytes, program.segments);
     this.div = new Divider(this, this.params.divLatency);
     const r = (n: string, w = 32, init = 0): Reg => new Reg(this, n, w, init);
     this.stallIn = r('stall_in', 1);
@@ -282,6 +301,7 @@ export class HpuCore extends Component {
           if ((addr & (size - 1)) !== 0) trap = (load ? TRAP_MISALIGNED_LOAD : TRAP_MISALIGNED_STORE) + 1;
           else if (addr + size > this.params.memBytes && !this.external(addr)) trap = (load ? TRAP_LOAD_FAULT : TRAP_STORE_FAULT) + 1;
           else if (!load && this.mem.readOnly(addr)) trap = TRAP_STORE_FAULT + 1;
+          else if (this.accessCheck !== null && !this.accessCheck(addr, size, !load)) trap = (load ? TRAP_LOAD_FAULT : TRAP_STORE_FAULT) + 1;
           if (trap !== 0) tval = addr;
           val = b;
           break;
@@ -365,6 +385,12 @@ export class HpuCore extends Component {
         } else {
           sys = SYS_RESULT;
           a = this.syscall();
+          if (a === SYSCALL_RETRY) {
+            // the runtime's service is not done: hold the ecall in decode
+            this.stallEcall++;
+            d[L_DE_VALID] = 0;
+            return t + 1;
+          }
         }
       }
       d[L_DE_VALID] = 1;
@@ -419,7 +445,7 @@ export class HpuCore extends Component {
   /** The Linux user ABI system calls other than exit; returns the value for a0. */
   private syscall(): number {
     const rf = this.rf;
-    if (rf[17] !== 64) return -38; // ENOSYS
+    if (rf[17] !== 64) return this.syscallHook !== null ? this.syscallHook(rf) : -38; // ENOSYS
     const fd = rf[10]!;
     if (fd !== 1 && fd !== 2) return -9; // EBADF
     const buf = rf[11]! >>> 0;
@@ -433,6 +459,37 @@ export class HpuCore extends Component {
   private halt(t: number): void {
     this.halted = true;
     this.haltCycle = t + 1;
+    if (this.onHalt !== null) this.onHalt();
+  }
+
+  /**
+   * Start a new program run on a halted core (the sPIN runtime's handler dispatch): empty pipeline,
+   * divider idle, pc = entry, registers zero except sp and a0; it runs from the next cycle.
+   * Statistics (retired, stall counters) keep accumulating.
+   */
+  restart(entry: number, sp: number, a0: number): void {
+    if (!this.halted) throw new Error(`${this.path}: restart while running`);
+    this.lat.q.fill(0);
+    this.lat.d.fill(0);
+    this.lat.q[L_PC] = entry;
+    this.lat.d[L_PC] = entry;
+    this.div.cancel();
+    this.rf.fill(0);
+    this.rf[2] = sp;
+    this.rf[10] = a0;
+    this.halted = false;
+    this.exited = false;
+    this.exitCode = 0;
+    this.trap = null;
+    this.wake(this.sim.cycle + 1);
+  }
+
+  /** Stop a running core now (the runtime's cycle budget ran out): it halts without exit or trap. */
+  abort(): void {
+    if (this.halted) return;
+    this.halted = true;
+    this.haltCycle = this.sim.cycle + 1;
+    if (this.onHalt !== null) this.onHalt();
   }
 }
 

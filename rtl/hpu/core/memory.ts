@@ -21,9 +21,11 @@ export class HpuMemory {
   private readonly roLo: number[] = [];
   private readonly roHi: number[] = [];
 
-  constructor(readonly size: number, segments: readonly MemorySegment[]) {
+  /** `buffer` (optional, `size` bytes): memory shared with other cores (the sPIN runtime's clusters and L2); default a new array. */
+  constructor(readonly size: number, segments: readonly MemorySegment[], buffer?: ArrayBuffer) {
     if (!Number.isInteger(size) || size < 4 || size % 4 !== 0) throw new RangeError(`memory size ${size}: expected a positive multiple of 4`);
-    const buf = new ArrayBuffer(size);
+    if (buffer !== undefined && buffer.byteLength !== size) throw new RangeError(`shared memory of ${buffer.byteLength} bytes for a ${size}-byte HPU memory`);
+    const buf = buffer ?? new ArrayBuffer(size);
     this.bytes = new Uint8Array(buf);
     this.s8 = new Int8Array(buf);
     this.s16 = new Int16Array(buf);
