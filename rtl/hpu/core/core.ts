@@ -129,6 +129,10 @@ export class HpuCore extends Component {
   readonly rf = new Int32Array(32);
   /** stall input: while 1, a load/store to the external range waits in the memory stage */
   readonly stallIn: Reg;
+  /** abort input (the runtime's cycle budget): a 1 written in cycle t halts the core at t + 1, without exit or trap */
+  readonly abortIn: Reg;
+  /** first cycle of the current run (restart() sets it to the next cycle) */
+  private runFrom = 0;
   /** the pipeline latches: IF/ID (fd_*), ID/EX (de_*), EX/MEM (em_*), MEM/WB (mw_*), pc and fetch_stop */
   private readonly lat: LatchBank;
 
@@ -166,6 +170,7 @@ export class HpuCore extends Component {
     this.div = new Divider(this, this.params.divLatency);
     const r = (n: string, w = 32, init = 0): Reg => new Reg(this, n, w, init);
     this.stallIn = r('stall_in', 1);
+    this.abortIn = r('abort_in', 1);
     const init = new Int32Array(LATCH_NAMES.length);
     init[L_PC] = program.entry;
     this.lat = new LatchBank(this, LATCH_NAMES, LATCH_WIDTHS, init);
@@ -178,6 +183,11 @@ export class HpuCore extends Component {
 
   tick(t: number): number {
     if (this.halted) return NEVER;
+    if (t < this.runFrom) return this.runFrom;
+    if (this.abortIn.q) {
+      this.halt(t - 1);
+      return NEVER;
+    }
     this.lat.clock(); // the clock edge into this cycle
     const q = this.lat.q;
     const d = this.lat.d;
@@ -481,15 +491,9 @@ export class HpuCore extends Component {
     this.exited = false;
     this.exitCode = 0;
     this.trap = null;
-    this.wake(this.sim.cycle + 1);
-  }
-
-  /** Stop a running core now (the runtime's cycle budget ran out): it halts without exit or trap. */
-  abort(): void {
-    if (this.halted) return;
-    this.halted = true;
-    this.haltCycle = this.sim.cycle + 1;
-    if (this.onHalt !== null) this.onHalt();
+    this.abortIn.d = 0;
+    this.runFrom = this.sim.cycle + 1;
+    this.wake(this.runFrom);
   }
 }
 
