@@ -69,7 +69,7 @@ export function randomScenario(seed: number): Scenario {
     let len = (packets - 1) * mtu + 16 * (1 + rng.int(mtu / 16));
     const data = new Uint8Array(len);
     const dv = new DataView(data.buffer);
-    let hpuMemInit = new Uint8Array(0);
+    let hpuMemInit: Uint8Array = new Uint8Array(0);
     let blocklen = 0;
     let stride = 0;
     const hostBase = i * HOST_WINDOW;

@@ -1,5 +1,12 @@
 /** Data moved between the sPIN runtime's blocks: packets, match entries, handler tasks, reports. */
-import type { ElfImage } from '../../../models/hpu/elf.ts';
+/** A loaded handler ELF (the shape models/hpu/elf.ts's parseElf returns). */
+export interface HandlerImage {
+  entry: number;
+  segments: { vaddr: number; data: Uint8Array; memsz: number; flags: number }[];
+  symbols: Map<string, number>;
+}
+/** ELF segment flag: writable */
+export const SEG_WRITABLE = 2;
 
 /** One packet as it arrives from the link (a message's packets carry its length and their number). */
 export interface SpinPacket {
@@ -30,7 +37,7 @@ export const HANDLER_NAMES = ['header', 'payload', 'completion'] as const;
 export interface MatchEntry {
   tag: number;
   /** the handler ELF (code in the L2 handler-code region at its link address) */
-  elf: ElfImage;
+  elf: HandlerImage;
   name: string;
   /** host window the handlers may DMA to and from */
   hostBase: number;

@@ -9,7 +9,6 @@
 import { Channel, Simulator } from '../../kernel/index.ts';
 import { InputError } from '../../kernel/errors.ts';
 import { HpuMemory } from '../core/memory.ts';
-import { PF_W } from '../../../models/hpu/elf.ts';
 import { SpinHpu, SYS_DMA_FROM_HOST, SYS_DMA_TO_HOST } from './hpu.ts';
 import { InboundEngine } from './inbound.ts';
 import { SpinLink } from './link.ts';
@@ -17,7 +16,7 @@ import { LogGpEngine, type TransferRequest } from './loggpEngine.ts';
 import { MessageEngine } from './messageEngine.ts';
 import { CODE_BASE, CODE_LIMIT, SPIN_DEFAULTS, spinMemBytes, spinParamsProblem, type SpinParams } from './params.ts';
 import { SpinScheduler } from './scheduler.ts';
-import { type HandlerRecord, type MatchEntry, type PutRecord, type SpinPacket, type SpinReport, type SpinTask } from './types.ts';
+import { SEG_WRITABLE, type HandlerRecord, type MatchEntry, type PutRecord, type SpinPacket, type SpinReport, type SpinTask } from './types.ts';
 
 const h = (v: number): string => '0x' + (v >>> 0).toString(16);
 
@@ -54,7 +53,7 @@ export class SpinUnit {
       for (const s of e.elf.segments) {
         lo = Math.min(lo, s.vaddr);
         hi = Math.max(hi, s.vaddr + s.memsz);
-        segments.push({ vaddr: s.vaddr, data: s.data, memsz: s.memsz, writable: (s.flags & PF_W) !== 0 });
+        segments.push({ vaddr: s.vaddr, data: s.data, memsz: s.memsz, writable: (s.flags & SEG_WRITABLE) !== 0 });
       }
       if (lo < CODE_BASE || hi > CODE_LIMIT) throw new InputError(`handler ${e.name}: image ${h(lo)}..${h(hi)} is outside the handler-code region ${h(CODE_BASE)}..${h(CODE_LIMIT)} (link it there; rtl/hpu/handlers/build.sh)`);
       for (let i = 0; i < images.length; i++) {
