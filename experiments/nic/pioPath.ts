@@ -1,13 +1,31 @@
 /**
- * The PIO descriptor path under load (benchmark `nic`): CPU stores of 64-byte descriptors from every
- * PIO VP (each VP's process writes into its own page's HDQ window while HDQ_FREE says there is room)
- * -> PCIe (write combining, credits) -> VP register file -> HDQ -> round-robin readout, whose
- * output a consumer takes every cycle. Counts descriptors read out.
+ * The PIO descriptor path under load (benchmark `nic`, soak entry `nic-pio`): CPU stores of
+ * descriptors from every PIO VP (each VP's process writes into its own page's HDQ window while
+ * HDQ_FREE says there is room) -> PCIe (write combining, credits) -> VP register file -> HDQ ->
+ * round-robin readout, whose output a consumer takes every cycle. Counts descriptors read out.
+ *
+ * Without `traffic` every VP stores the same 64-byte immediate put over and over (the benchmark).
+ * With it, the traffic decides every store (`store`: the bytes and the page they go to; a store to
+ * another VP's page is refused by the register file and takes no HDQ slot), when the consumer
+ * takes descriptors (`take`), and sees every descriptor read out (`onDesc`) and every refusal of the register file or the HDQ (`onError`);
+ * nothing is kept per descriptor here.
  */
 import { Simulator } from '../../rtl/kernel/index.ts';
 import { blankDesc, DESC_IMM_PUT, encodeDescriptor } from '../../rtl/nic/desc/index.ts';
 import { buildPcie, type Pcie, type PcieConfig, PioWrite } from '../../rtl/nic/pcie/index.ts';
-import { Hdq, vpConfig, VpRegisterFile, VR_HDQ_WINDOW } from '../../rtl/nic/vp/index.ts';
+import { Hdq, type HdqDesc, vpConfig, type VpError, VpRegisterFile, VR_HDQ_WINDOW } from '../../rtl/nic/vp/index.ts';
+
+/** What the CPU stores, for a soak or a test; the path keeps nothing per descriptor. */
+export interface PioTraffic {
+  /** the next store of the process of PIO VP `vp` (called when its HDQ has room): its bytes and the VP page it writes */
+  store(vp: number): { page: number; data: Uint8Array };
+  /** whether the consumer takes read-out descriptors in cycle `t` (a stalled consumer lets the HDQ fill) */
+  take(t: number): boolean;
+  /** a descriptor read out of the HDQ */
+  onDesc(d: HdqDesc): void;
+  /** a store refused by the register file or the HDQ */
+  onError(e: VpError): void;
+}
 
 export interface PioPath {
   sim: Simulator;
@@ -18,9 +36,11 @@ export interface PioPath {
   readonly out: number;
   /** run until `n` more descriptors have been read out */
   run(n: number): void;
+  /** run until the simulator's cycle is at least `cycle` */
+  runTo(cycle: number): void;
 }
 
-export function buildPioPath(pioVps = 8, slots = 4, pcieCfg: Partial<PcieConfig> = {}): PioPath {
+export function buildPioPath(pioVps = 8, slots = 4, pcieCfg: Partial<PcieConfig> = {}, traffic?: PioTraffic): PioPath {
   const sim = new Simulator({});
   const pcie = buildPcie(sim, 'pcie', pcieCfg);
   const regs = new VpRegisterFile(sim, 'vp', vpConfig({ pioVps, dmaVps: 40 - pioVps }), pcie.ep.pioOut);
@@ -37,18 +57,32 @@ export function buildPioPath(pioVps = 8, slots = 4, pcieCfg: Partial<PcieConfig>
     return w;
   });
   const cycle = (): void => {
-    while (hdq.descOut.canPop()) {
-      inFlight[hdq.descOut.pop().vp]!--;
+    while (hdq.descOut.canPop() && (traffic === undefined || traffic.take(sim.cycle))) {
+      const d = hdq.descOut.pop();
+      inFlight[d.vp]!--;
       out++;
+      traffic?.onDesc(d);
     }
+    while (regs.errOut.canPop()) traffic?.onError(regs.errOut.pop());
+    while (hdq.errOut.canPop()) traffic?.onError(hdq.errOut.pop());
     // the CPU issues one store per cycle, VPs in turn, each while its HDQ has room for it
     if (pcie.host.pioIn.canPush()) {
       for (let k = 0; k < pioVps; k++) {
         const vp = (next + k) % pioVps;
         if (inFlight[vp]! < slots) {
-          inFlight[vp]!++;
-          pcie.host.pioIn.push(stores[vp]!);
           next = (vp + 1) % pioVps;
+          if (traffic === undefined) {
+            inFlight[vp]!++;
+            pcie.host.pioIn.push(stores[vp]!);
+            break;
+          }
+          const s = traffic.store(vp);
+          const w = new PioWrite();
+          w.writer = vp;
+          w.addr = s.page * 4096 + VR_HDQ_WINDOW;
+          w.data = s.data;
+          if (s.page === vp) inFlight[vp]!++;
+          pcie.host.pioIn.push(w);
           break;
         }
       }
@@ -67,6 +101,13 @@ export function buildPioPath(pioVps = 8, slots = 4, pcieCfg: Partial<PcieConfig>
       sim.runUntil(() => {
         cycle();
         return out >= goal;
+      }, 1e12);
+    },
+    runTo(to: number): void {
+      if (sim.cycle >= to) return;
+      sim.runUntil(() => {
+        cycle();
+        return sim.cycle >= to;
       }, 1e12);
     },
   };

@@ -141,6 +141,12 @@ export class RootComplex extends Component {
         if (this.pioHead === this.pioQ.length) {
           this.pioQ.length = 0;
           this.pioHead = 0;
+        } else if (this.pioHead > 256) {
+          // under continuous stores the queue never empties: drop the sent entries now and then
+          // (without this it grew by one slot per store, 1 MB per 10^6 cycles with 8 busy VPs)
+          this.pioQ.copyWithin(0, this.pioHead);
+          this.pioQ.length -= this.pioHead;
+          this.pioHead = 0;
         }
       }
     }
