@@ -8,7 +8,7 @@ import { InputError } from '../kernel/errors.ts';
 import { Rng, type Scope } from '../kernel/index.ts';
 import { barrierMwr, barrierOps, barrierPeers, checkProcs } from './barrier.ts';
 import { Hca } from './hca.ts';
-import { CPU_DEFAULTS, type CpuParams, Host, type Pattern } from './host.ts';
+import { type BarrierObserver, CPU_DEFAULTS, type CpuParams, Host, type Pattern } from './host.ts';
 import { type HcaParams, hcaParams } from './params.ts';
 
 export type BarrierMode = 'mq-rdma' | 'mq-send' | 'ptp-rdma' | 'ptp-send';
@@ -32,6 +32,8 @@ export interface ClusterConfig {
   /** ranks that never enter (missing peers) */
   absent: readonly number[];
   log: boolean;
+  /** told every rank's enter and leave of every barrier (optional; nothing is recorded for it) */
+  observer?: BarrierObserver;
 }
 
 export const CLUSTER_DEFAULTS: Readonly<ClusterConfig> = {
@@ -122,6 +124,7 @@ export function buildCluster(parent: Scope, over: Partial<ClusterConfig>): Clust
           absent: absent.has(r),
           mwrLimit: params.sqLength,
           tally,
+          observer: cfg.observer,
         },
         cpu,
         node(r).ports[proc(r)]!,

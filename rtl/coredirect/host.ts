@@ -36,6 +36,16 @@ export const CPU_DEFAULTS: Readonly<CpuParams> = { enterNs: 300, postTaskNs: 60,
 
 export type Pattern = 'blocking' | 'work-then-wait' | 'test-loop';
 
+/**
+ * Opt-in observer of a barrier loop (long runs check each barrier as it finishes and keep nothing):
+ * told the cycle a rank enters barrier `iter` (its ENTER state) and the cycle it sees that barrier
+ * complete (DECIDE). The hosts record enter/leave cycles themselves only for the first RECORD_MAX.
+ */
+export interface BarrierObserver {
+  enter(rank: number, iter: number, t: number): void;
+  leave(rank: number, iter: number, t: number): void;
+}
+
 export interface HostProgram {
   mode: 'mq' | 'ptp';
   rdma: boolean;
@@ -58,6 +68,8 @@ export interface HostProgram {
   mwrLimit: number;
   /** shared tally of the cluster: barriers finished by all hosts, hosts settled (done or failed) */
   tally: { left: number; settled: number };
+  /** told every enter and leave (optional) */
+  observer?: BarrierObserver;
 }
 
 const S_START = 0;
@@ -142,6 +154,7 @@ export class Host extends Component {
         return this.delay(t, p.startNs - t);
       case S_ENTER: {
         if (this.iter < RECORD_MAX) this.entered[this.iter] = t;
+        p.observer?.enter(this.rank, this.iter, t);
         this.worked = false;
         const batch: PostedEntry[] = [];
         if (!p.rdma) for (const o of p.ops) if (!o.send) batch.push(...postReceives(p.qpOf(o.peer), 1, this.heads));
@@ -208,6 +221,7 @@ export class Host extends Component {
       case S_DECIDE:
         if (this.complete()) {
           if (this.iter < RECORD_MAX) this.left[this.iter] = t;
+          p.observer?.leave(this.rank, this.iter, t);
           this.iter++;
           p.tally.left++;
           if (this.iter >= p.iterations) {
