@@ -8,10 +8,22 @@
  *   every kind on a pool of 24 words, about one in sixteen a bad request (misaligned, wrong size,
  *   unknown operation, outside memory).
  *
- * Every answer is checked against the BigInt golden model (models/gemini/amoModel.ts) in the
- * unit's acceptance order (bench/soak/amoOrder.ts) and dropped.
+ * - `gemini-system`: two Gemini ASICs (four NICs, Netlinks, router paths; rtl/gemini/system.ts),
+ *   four processes per NIC making blocking puts, gets and AMOs to random NICs (intra-NIC,
+ *   inter-NIC, inter-ASIC; puts and gets of 8 B to 16 KiB over the FMA and the BTE, some strided;
+ *   bench/soak/geminiTraffic.ts). The model moves no payload bytes for puts and gets, so their check
+ *   is that each completes, after it was issued and within 10^6 cycles; each NIC's AMO unit has a
+ *   16-word 4-way atomic cache over 48 words, so AMOs miss and write back.
+ *
+ * Every AMO answer is checked against the BigInt golden model (models/gemini/amoModel.ts, one per
+ * unit) in the unit's acceptance order (bench/soak/amoOrder.ts) and dropped.
  */
 import { buildAmoWorld, type AmoOpSpec } from '../../../experiments/gemini/amoWorld.ts';
+import { geminiParams } from '../../../rtl/gemini/params.ts';
+import { GeminiSystem } from '../../../rtl/gemini/system.ts';
+import { type Transfer, XFER_AMO, XFER_KIND_NAMES } from '../../../rtl/gemini/types.ts';
+import { Simulator } from '../../../rtl/kernel/index.ts';
+import { GeminiCallers } from '../geminiTraffic.ts';
 import { AMO_FCSWAP, AMO_NAMES } from '../../../rtl/gemini/amo/ops.ts';
 import { Rng } from '../../../rtl/kernel/rng.ts';
 import { GoldenAmoUnit } from '../../../models/gemini/amoModel.ts';
@@ -72,6 +84,59 @@ export const blocks: SoakBlock[] = [
         summary() {
           const u = w.unit.stats;
           return `${checker.checked.toLocaleString('en-US')} AMOs checked (${checker.errors.toLocaleString('en-US')} bad requests, ${u.hits.value.toLocaleString('en-US')} hits, ${u.misses.value.toLocaleString('en-US')} misses, ${u.writebacks.value.toLocaleString('en-US')} write-backs), ${checker.mismatches} differ from the golden model`;
+        },
+      });
+    },
+  },
+  {
+    name: 'gemini-system',
+    what: 'two Gemini ASICs (4 NICs), 4 processes per NIC making blocking puts/gets (8 B to 16 KiB, FMA and BTE, some strided) and AMOs to random NICs; every call completes, every AMO answer checked against the golden model',
+    start(seed) {
+      const p = geminiParams({ amo: { cacheLines: 16, cacheWays: 4 } });
+      const sim = new Simulator({ freqHz: p.clockHz });
+      const sys = new GeminiSystem(sim, p, 2);
+      const nics = [sys.nic(0, 0), sys.nic(0, 1), sys.nic(1, 0), sys.nic(1, 1)];
+      const targets = nics.map((n) => [n.asic, n.index] as const);
+      // AMOs stay clear of word 0: completions (CQ writes) and 8-byte puts land there (addresses are not modelled)
+      const AMO_BASE = 4096;
+      const checkers = nics.map((n) => new AcceptOrderChecker(new GoldenAmoUnit({ ...n.amo.cfg }), n.amo.path));
+      const unitOf = (x: Transfer): AcceptOrderChecker => checkers[2 * x.dstAsic + x.dstNic]!;
+      const calls = [0, 0, 0];
+      let late = 0;
+      let firstLate = '';
+      const rng = new Rng(seed);
+      const callers = nics.map(
+        (n, k) =>
+          new GeminiCallers(sim, `procs${k}`, n, 4, targets, AMO_BASE, 48, rng.fork(k), {
+            issued(x) {
+              if (x.kind === XFER_AMO) unitOf(x).issued(x.amo!);
+            },
+            onDone(x) {
+              calls[x.kind]!++;
+              if (x.kind === XFER_AMO) unitOf(x).answered(x.amo!);
+              if (x.doneCycle <= x.issueCycle || x.doneCycle - x.issueCycle > 1_000_000) {
+                if (late++ === 0) firstLate = `${XFER_KIND_NAMES[x.kind]} of ${x.bytes} B issued at cycle ${x.issueCycle}, done at ${x.doneCycle}`;
+              }
+            },
+          }),
+      );
+      let lastDone = 0;
+      return steppedRun(sim, {
+        check() {
+          const out: string[] = [];
+          for (const c of checkers) if (c.mismatches > 0) out.push(`${c.mismatches} AMO answers differ from the golden model (first: ${c.firstMismatch})`);
+          if (late > 0) out.push(`${late} calls completed out of bounds (first: ${firstLate})`);
+          const done = callers.reduce((s, c) => s + c.done, 0);
+          if (done <= lastDone) out.push(`no call completed since the last sample (${done} in all)`);
+          for (const c of callers) if (c.inFlight > 4) out.push(`${c.path}: ${c.inFlight} calls in flight (4 processes)`);
+          for (const c of checkers) if (c.held > 16) out.push(`AMO checker holds ${c.held} operations (16 processes)`);
+          lastDone = done;
+          return out;
+        },
+        summary() {
+          const amo = checkers.reduce((s, c) => s + c.checked, 0);
+          const bad = checkers.reduce((s, c) => s + c.mismatches, 0);
+          return `${calls[0]!.toLocaleString('en-US')} puts, ${calls[1]!.toLocaleString('en-US')} gets, ${calls[2]!.toLocaleString('en-US')} AMOs completed (${amo.toLocaleString('en-US')} checked against the golden model, ${bad} differ)`;
         },
       });
     },
