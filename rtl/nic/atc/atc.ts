@@ -38,6 +38,11 @@ export interface AtcMonitor {
   fill?(t: number, page: number, asid: number, fault: boolean): void;
   /** a fill came back for a stale MSHR: dropped, the read is sent again */
   staleFill?(t: number, page: number): void;
+  /**
+   * a waiter of a filled MSHR was pushed to `resp` in cycle t (visible from t + 1), with its status
+   * already written: where the MSHR's waiters are counted down (it is free from t + 1 after its last)
+   */
+  drain?(t: number, r: AtcReq): void;
 }
 
 /** The host-memory ports the ATC's fill path uses (see rtl/nic/hostmem/hostmem.ts). */
@@ -481,6 +486,8 @@ export class Atc extends Component {
       r.pa = pfn * PAGE_BYTES + (r.va % PAGE_BYTES);
     }
     this.respond(t, r);
+    const mon = this.monitor;
+    if (mon !== null && mon.drain) mon.drain(t, r);
     mshr.drainPos[m] = k + 1;
     if (k + 1 < mshr.nWait[m]!) return false;
     mshr.release(m);
