@@ -20,7 +20,7 @@
  */
 import { InputError } from '../../rtl/kernel/errors.ts';
 import { Rng, Simulator } from '../../rtl/kernel/index.ts';
-import { ATC_STATUS_NAMES, atcConfig, AtcReq, buildAtcWithHost, PreloadWrite } from '../../rtl/nic/atc/index.ts';
+import { ATC_STATUS_NAMES, type AtcConfig, atcConfig, AtcReq, type AtcWithHost, buildAtcWithHost, PreloadWrite } from '../../rtl/nic/atc/index.ts';
 import { AtcSerialModel, type AtcModelConfig } from '../../models/nic/atcModel.ts';
 import { hexBits, type Json, RecordReader, type VectorFile, type VectorRecord } from '../format.ts';
 import { checkShape, type RecordShape } from '../fields.ts';
@@ -44,7 +44,8 @@ export interface AtcVecConfig {
 const DEFAULTS: AtcVecConfig = { entries: 64, ways: 4, replacement: 'lru', hitLatency: 4, mshrs: 4, mode: 'cache', bufferBasePage: 0x100, refreshProbeMax: -1, readLatency: 40, vaBits: 48, paBits: 48 };
 const INT_KEYS = ['entries', 'ways', 'hitLatency', 'mshrs', 'bufferBasePage', 'refreshProbeMax', 'readLatency', 'vaBits', 'paBits'] as const;
 
-function resolved(cfg: AtcVecConfig): AtcModelConfig {
+/** The golden models' view of a vector configuration (the probe crossover resolved). */
+export function resolved(cfg: AtcVecConfig): AtcModelConfig {
   return {
     entries: cfg.entries,
     ways: cfg.ways,
@@ -165,7 +166,7 @@ function replay(cfg: AtcVecConfig, records: VectorRecord[]): ReplayOutcome[] {
     checkShape(rec, op, SHAPES[op]!);
   }
   const sim = new Simulator();
-  const { atc, att } = buildAtcWithHost(sim, { entries: cfg.entries, ways: cfg.ways, replacement: cfg.replacement, hitLatency: cfg.hitLatency, mshrs: cfg.mshrs, mode: cfg.mode, bufferBasePage: cfg.bufferBasePage, refreshProbeMax: cfg.refreshProbeMax, vaBits: cfg.vaBits, paBits: cfg.paBits }, { readLatency: cfg.readLatency, jitter: 0 });
+  const { atc, att } = buildVecAtc(sim, cfg, {});
   let evicted: number | null = null;
   let mode = '';
   atc.monitor = {
@@ -271,10 +272,46 @@ function replay(cfg: AtcVecConfig, records: VectorRecord[]): ReplayOutcome[] {
   return out;
 }
 
+/** The RTL under test for a vector configuration: an ATC with its host memory, no jitter. */
+export function buildVecAtc(sim: Simulator, cfg: AtcVecConfig, extra: Partial<AtcConfig>): AtcWithHost {
+  const { entries, ways, replacement, hitLatency, mshrs, mode, bufferBasePage, refreshProbeMax, vaBits, paBits } = cfg;
+  return buildAtcWithHost(sim, { entries, ways, replacement, hitLatency, mshrs, mode, bufferBasePage, refreshProbeMax, vaBits, paBits, ...extra }, { readLatency: cfg.readLatency, jitter: 0 });
+}
+
 function intField(raw: { [k: string]: Json }, k: string): number {
   const v = raw[k];
   if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new InputError(`config.${k} must be an integer, got ${JSON.stringify(v)}`);
   return v;
+}
+
+/**
+ * Validates a vector header's ATC configuration (shared by the serial and the race vectors):
+ * unknown fields, integers, replacement and mode names, and the ATC's own limits, each an
+ * InputError naming the field. `extraInts` are further integer fields of a block's config.
+ */
+export function parseAtcVecConfig<C extends AtcVecConfig>(raw: { [k: string]: Json }, defaults: C, extraInts: readonly (keyof C & string)[]): C {
+  const ints: readonly string[] = [...INT_KEYS, ...extraInts];
+  const known = [...ints, 'replacement', 'mode'];
+  for (const k of Object.keys(raw)) if (!known.includes(k)) throw new InputError(`config: unknown field '${k}' (fields: ${known.join(', ')})`);
+  const c: C = { ...defaults };
+  const cr = c as unknown as Record<string, unknown>;
+  for (const k of ints) if (raw[k] !== undefined) cr[k] = intField(raw, k);
+  if (raw.replacement !== undefined) {
+    if (raw.replacement !== 'lru' && raw.replacement !== 'plru') throw new InputError(`config.replacement must be "lru" or "plru", got ${JSON.stringify(raw.replacement)}`);
+    c.replacement = raw.replacement;
+  }
+  if (raw.mode !== undefined) {
+    if (raw.mode !== 'cache' && raw.mode !== 'buffer') throw new InputError(`config.mode must be "cache" or "buffer", got ${JSON.stringify(raw.mode)}`);
+    c.mode = raw.mode;
+  }
+  try {
+    atcConfig({ ...c });
+  } catch (e) {
+    throw new InputError((e as Error).message);
+  }
+  if (c.readLatency < 2 || c.readLatency > 100000) throw new InputError(`config.readLatency must be in [2, 100000], got ${c.readLatency}`);
+  if (c.entries > 1 << 20) throw new InputError('config.entries must be at most 1048576 for vectors');
+  return c;
 }
 
 const opCode: Record<string, bigint> = { lookup: 0n, att: 1n, refresh: 2n, preload: 3n };
@@ -285,28 +322,7 @@ export const block: VectorBlock<AtcVecConfig> = {
   description: 'NIC address translation cache: serial lookups, ATT updates, refreshes (and buffer preloads), cycle-exact',
   generatorVersion: '1',
   defaultConfig: () => ({ ...DEFAULTS }),
-  parseConfig(raw) {
-    const known = [...INT_KEYS, 'replacement', 'mode'];
-    for (const k of Object.keys(raw)) if (!known.includes(k)) throw new InputError(`config: unknown field '${k}' (fields: ${known.join(', ')})`);
-    const c: AtcVecConfig = { ...DEFAULTS };
-    for (const k of INT_KEYS) if (raw[k] !== undefined) c[k] = intField(raw, k);
-    if (raw.replacement !== undefined) {
-      if (raw.replacement !== 'lru' && raw.replacement !== 'plru') throw new InputError(`config.replacement must be "lru" or "plru", got ${JSON.stringify(raw.replacement)}`);
-      c.replacement = raw.replacement;
-    }
-    if (raw.mode !== undefined) {
-      if (raw.mode !== 'cache' && raw.mode !== 'buffer') throw new InputError(`config.mode must be "cache" or "buffer", got ${JSON.stringify(raw.mode)}`);
-      c.mode = raw.mode;
-    }
-    try {
-      atcConfig({ ...c });
-    } catch (e) {
-      throw new InputError((e as Error).message);
-    }
-    if (c.readLatency < 2 || c.readLatency > 100000) throw new InputError(`config.readLatency must be in [2, 100000], got ${c.readLatency}`);
-    if (c.entries > 1 << 20) throw new InputError('config.entries must be at most 1048576 for vectors');
-    return c;
-  },
+  parseConfig: (raw) => parseAtcVecConfig(raw, DEFAULTS, []),
   configToJson: (c) => ({ ...c }),
   generate,
   replay,
