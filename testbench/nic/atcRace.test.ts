@@ -94,6 +94,23 @@ describe.each(['atc-race', 'atc-race-buffer'])('golden race vectors: %s', (name)
   });
 });
 
+describe('race vectors for other configurations generate and replay without a mismatch', () => {
+  const cases: { [k: string]: Json }[] = [
+    { replacement: 'plru', ways: 4, entries: 16 },
+    { mshrs: 1, mshrTargets: 1 },
+    { hitLatency: 2, readLatency: 2 },
+    { refreshProbeMax: 0, mshrs: 2, mshrTargets: 2, readLatency: 7 },
+    { ways: 1, entries: 8, hitLatency: 6, readLatency: 60, mshrs: 5 },
+    { mode: 'buffer', hitLatency: 2, entries: 32, ways: 4 },
+  ];
+  it.each(cases)('%j', async (over) => {
+    const cfg = raceBlock.parseConfig({ ...raceBlock.configToJson(raceBlock.defaultConfig()), ...over });
+    const res = await checkFile(parse(serialize(generateFile(raceBlock, cfg, 7, 400))));
+    expect(res.failures.slice(0, 3)).toEqual([]);
+    expect(res.passed).toBe(400);
+  });
+});
+
 describe('a deliberately broken ATC fails the race vectors (netoffload vectors check exits 1)', () => {
   const cache = load('atc-race');
 
