@@ -253,10 +253,15 @@ export class AtcWorld {
     const head = this.chanQueue[0];
     const verdict = head !== undefined && head.pushCycle < t ? this.judgeHead(head, t) : null;
     const held0 = this.atc.req.held();
+    // what the output stage sees in this cycle: a full response channel, a miss waiter owed the port
+    const respFull = !this.atc.resp.canPush();
+    const waiter = this.misses.waiterReady();
     this.sim.step(1);
     const popped = held0 - this.atc.req.held();
     const yielded = s.drainTurnCycles.value !== y;
     if (yielded) this.yieldCycles.push(t);
+    if (yielded && !waiter) this.fail(`the hit pipeline yielded the output port in cycle ${t} with no miss waiter ready`);
+    if (s.outputStallCycles.value !== os && !respFull) this.fail(`the hit pipeline stalled for a full response channel in cycle ${t}, but the channel had room`);
     if (popped > 1) this.fail(`the ATC took ${popped} requests in one cycle`);
     if (verdict !== null) {
       const o = verdict.o;

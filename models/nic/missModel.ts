@@ -106,6 +106,11 @@ export class MissModel {
     return this.outstanding.get(MissModel.key(asid, page))?.waiters ?? -1;
   }
 
+  /** Some filled miss still has a waiter to answer (a response the output port owes). */
+  waiterReady(): boolean {
+    return this.draining.size > 0;
+  }
+
   /** Registers busy as of the lookup stage of `cycle`. */
   busy(cycle: number): number {
     this.retire(cycle);

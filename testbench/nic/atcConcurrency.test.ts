@@ -71,6 +71,45 @@ describe('ATC world: a stall where an accept was due fails (issue 10 item 4)', (
   });
 });
 
+describe('ATC world: a cycle the hit pipeline holds must have its reason', () => {
+  /** Hits back to back with misses among them. */
+  function hitRun(): AtcWorld {
+    const w = new AtcWorld({ atc: { entries: 16, ways: 2, mshrs: 2, mshrTargets: 2 }, readLatency: 9, jitter: 0, seed: 1 });
+    push(w, page(0));
+    w.drain();
+    for (let i = 0; i < 40; i++) push(w, page(i % 9 === 4 ? 1 + i : 0));
+    w.drain();
+    return w;
+  }
+
+  /** An ATC whose hit pipeline holds in some cycles for no reason, counting it as `counter`. */
+  function spuriousHold(counter: 'drainTurnCycles' | 'outputStallCycles', f: () => void): void {
+    type P = { tick(t: number): number; pipe: { valid(): boolean; stall(): void }; stats: Record<string, { inc(): void }> };
+    const proto = Atc.prototype as unknown as P;
+    const tick = proto.tick;
+    broken(proto, 'tick', function (this: P, t: number) {
+      if (t % 5 === 3 && this.pipe.valid()) {
+        this.pipe.stall();
+        this.stats[counter]!.inc();
+        return t + 1;
+      }
+      return tick.call(this, t);
+    }, f);
+  }
+
+  it('the correct ATC passes (it yields to miss waiters)', () => {
+    expect(hitRun().atc.stats.drainTurnCycles.value).toBeGreaterThan(0);
+  });
+
+  it('a yield with no miss waiter ready fails', () => {
+    spuriousHold('drainTurnCycles', () => expect(() => hitRun()).toThrow(/yielded the output port in cycle \d+ with no miss waiter ready/));
+  });
+
+  it('an output stall while the response channel has room fails', () => {
+    spuriousHold('outputStallCycles', () => expect(() => hitRun()).toThrow(/stalled for a full response channel in cycle \d+, but the channel had room/));
+  });
+});
+
 describe('ATC world: MSHR-full judged while the consumer holds responses (issue 10 item 4)', () => {
   /** Hits fill the response channel while the consumer holds; then three misses with two MSHRs. */
   function heldRun(breakIt?: (w: AtcWorld) => void): AtcWorld {
