@@ -1,0 +1,281 @@
+import { type Channel, Component, type Counter, NEVER, type Scope } from '../../kernel/index.ts';
+import { type AtcReq, PAGE_BYTES } from '../atc/types.ts';
+import { DESC_GET } from '../desc/format.ts';
+import { NetPacket, packetCrc, PK_ERR, PK_GET_REQ, PK_GET_RESP, PK_MP, PK_PUT } from '../link/packet.ts';
+import type { MemCheckReq } from '../memcheck/types.ts';
+import { DmaWrite } from '../pcie/tlp.ts';
+import { encodeIntq, INT_DESC, INT_ERROR, Q_EPQ, Q_EQ, Q_INTQ, Q_MPQ, type QueueEntry } from '../queues/types.ts';
+import { encodeEpqEntry, encodeEvent, encodeMpEntry, EV_ERROR, EV_LOCAL, EV_REMOTE, type RdmaConfig, rdmaConfig, RE_BAD_VP, RE_INCOMPLETE } from './types.ts';
+import { BufferCheck } from './bufferCheck.ts';
+import { Outbox } from './outbox.ts';
+
+/** Receive engine states (one packet at a time). */
+const S_IDLE = 0; // take a packet: CRC, kind, sequence
+const S_CHECK = 1; // the target buffer's check (acting for the destination VP) and its translations
+const S_WRITE = 2; // DMA writes of the payload, one per page piece
+const S_FENCE = 3; // last packet: wait until the endpoint has taken the last write (data before event)
+const S_NOTIFY = 4; // queue entries, a refusal packet, a GET request for the transmit side, one per cycle
+export const RX_STATE_NAMES = ['idle', 'check', 'write', 'fence', 'notify'] as const;
+
+/** per-source transfer state */
+const T_NONE = 0; // no transfer in progress
+const T_ACTIVE = 1; // packets so far in sequence and written
+const T_BROKEN = 2; // a packet was lost, corrupted or refused: the rest is discarded; reported at its end
+
+/**
+ * The RDMA engine's receive side (docs/nic-rdma.md, "RDMA engine"): takes packets from the link
+ * (`pktIn`), one at a time, as an explicit state machine (S_*). A packet failing its CRC goes to
+ * the EPQ. PUT and GET_RESP data are checked packet by packet through the memory checker
+ * (write permission, key, range, owner = the destination VP), translated page by page and written
+ * through PCIe; transfers are tracked per source node (T_*): a gap (lost packet), a bad CRC or a
+ * refused check breaks the transfer, whose remaining packets are discarded, and the break is
+ * reported once, when its last packet arrives or the source's next transfer starts: to the
+ * initiator as an error packet (PUT) or as a local error event (GET_RESP, this NIC initiated).
+ * The last packet of a good transfer gives the remote event (PUT) or the local event and
+ * descriptor interrupt (GET), after its data write has been taken by PCIe. MP payloads go to the
+ * destination VP's MPQ; GET requests to the transmit side (`serveOut`); error packets from targets
+ * become error events and INTQ entries on the initiator's VP.
+ */
+export class RdmaRx extends Component {
+  readonly cfg: RdmaConfig;
+  state = S_IDLE;
+  private p: NetPacket | null = null;
+  /** a packet spans at most two pages (maxPayload <= 4096) */
+  private readonly chk = new BufferCheck(2);
+  private readonly pagePa = this.chk.pagePa;
+  private writeOff = 0;
+  private lastWrite: DmaWrite | null = null;
+  private readonly out = new Outbox();
+  // per source node: transfer state, its operation number, the next offset, its first packet
+  private readonly tState: Uint8Array;
+  private readonly tOp: Float64Array;
+  private readonly tNext: Float64Array;
+  private readonly tHead: (NetPacket | null)[];
+  private readonly tReason: Uint8Array;
+  readonly stats: { packets: Counter; crcErrors: Counter; refused: Counter; incomplete: Counter; written: Counter; discarded: Counter };
+
+  constructor(
+    parent: Scope,
+    name: string,
+    cfg: Partial<RdmaConfig>,
+    readonly pktIn: Channel<NetPacket>,
+    private readonly mcReq: Channel<MemCheckReq>,
+    private readonly mcResp: Channel<MemCheckReq>,
+    private readonly xlIn: Channel<AtcReq>,
+    private readonly writeOut: Channel<DmaWrite>,
+    private readonly pktOut: Channel<NetPacket>,
+    private readonly evOut: Channel<QueueEntry>,
+    private readonly serveOut: Channel<NetPacket>,
+  ) {
+    super(parent, name);
+    const c = rdmaConfig(cfg);
+    this.cfg = c;
+    pktIn.bindConsumer(this);
+    mcReq.bindProducer(this);
+    mcResp.bindConsumer(this);
+    xlIn.bindConsumer(this);
+    writeOut.bindProducer(this);
+    pktOut.bindProducer(this);
+    evOut.bindProducer(this);
+    serveOut.bindProducer(this);
+    this.tState = new Uint8Array(c.nodes);
+    this.tOp = new Float64Array(c.nodes).fill(-1);
+    this.tNext = new Float64Array(c.nodes);
+    this.tHead = new Array<NetPacket | null>(c.nodes).fill(null);
+    this.tReason = new Uint8Array(c.nodes);
+    this.stats = {
+      packets: this.counter('packets'),
+      crcErrors: this.counter('crc_errors'),
+      refused: this.counter('refused'),
+      incomplete: this.counter('incomplete'),
+      written: this.counter('payload_bytes_written'),
+      discarded: this.counter('discarded'),
+    };
+  }
+
+  get idle(): boolean {
+    return this.state === S_IDLE && !this.pktIn.canPop();
+  }
+
+  private event(type: number, vp: number, code: number, h: NetPacket, addr: number): void {
+    this.out.entries.push({ kind: Q_EQ, vp, data: encodeEvent({ type, opcode: h.opcode, code, userTag: h.userTag, peerNode: h.src, peerVp: h.srcVp, eventData: h.eventData, length: h.total, addr }) });
+  }
+
+  /** Report a broken transfer (or a refused MP / GET request) whose header is h. */
+  private report(h: NetPacket, code: number): void {
+    if (h.kind === PK_GET_RESP) {
+      // this NIC initiated the GET: the error goes to its own VP
+      this.event(EV_ERROR, h.dstVp, code, h, 0);
+      this.out.entries.push({ kind: Q_INTQ, vp: 0, data: encodeIntq({ type: INT_ERROR, code, vp: h.dstVp, info: h.userTag, addr: 0 }) });
+      return;
+    }
+    const e = new NetPacket();
+    e.kind = PK_ERR;
+    e.src = this.cfg.node;
+    e.dst = h.src;
+    e.srcVp = h.dstVp;
+    e.dstVp = h.srcVp;
+    e.opcode = h.opcode;
+    e.opId = h.opId;
+    e.total = h.total;
+    e.userTag = h.userTag;
+    e.eventData = h.eventData;
+    e.reason = code;
+    e.crc = packetCrc(e);
+    this.out.pkt = e;
+  }
+
+  /** Close the source's transfer: report it if it is broken or incomplete. */
+  private closeTransfer(src: number, code: number): void {
+    const h = this.tHead[src];
+    if (this.tState[src] !== T_NONE && h !== null) {
+      this.stats.incomplete.inc();
+      this.report(h, this.tState[src] === T_BROKEN ? this.tReason[src]! : code);
+    }
+    this.tState[src] = T_NONE;
+    this.tHead[src] = null;
+  }
+
+  private accept(p: NetPacket): void {
+    this.stats.packets.inc();
+    const crcOk = packetCrc(p) === p.crc;
+    if (!crcOk) {
+      this.stats.crcErrors.inc();
+      this.out.entries.push({ kind: Q_EPQ, vp: 0, data: encodeEpqEntry(p.kind, p.src, p.dst, p.srcVp, p.dstVp, p.opId, p.offset, p.data, p.crc, packetCrc(p)) });
+    }
+    const src = p.src;
+    if (!Number.isInteger(src) || src < 0 || src >= this.cfg.nodes) {
+      this.stats.discarded.inc();
+      this.state = S_NOTIFY;
+      return;
+    }
+    if (p.kind === PK_PUT || p.kind === PK_GET_RESP) {
+      // sequence: a new transfer closes the previous one of this source
+      // a transfer starts at offset 0; any other packet continues the source's current transfer
+      // if it has the same operation number and kind (GET responses and PUTs number separately)
+      const h = this.tHead[src];
+      const same = p.offset !== 0 && this.tState[src] !== T_NONE && this.tOp[src] === p.opId && h !== null && h.kind === p.kind;
+      if (!same) {
+        if (this.tState[src] !== T_NONE) this.closeTransfer(src, RE_INCOMPLETE);
+        this.tState[src] = T_ACTIVE;
+        this.tOp[src] = p.opId;
+        this.tNext[src] = 0;
+        this.tHead[src] = p;
+      }
+      if (this.tState[src] === T_ACTIVE && (!crcOk || p.offset !== this.tNext[src])) {
+        this.tState[src] = T_BROKEN;
+        this.tReason[src] = RE_INCOMPLETE;
+      }
+      if (this.tState[src] === T_BROKEN) {
+        this.stats.discarded.inc();
+        if (p.last) this.closeTransfer(src, RE_INCOMPLETE);
+        this.state = S_NOTIFY;
+        return;
+      }
+      if (p.dstVp >= this.cfg.vps) return this.refuse(src, RE_BAD_VP);
+      this.p = p;
+      this.chk.begin(p.item, p.key, p.addr, p.data === null ? 0 : p.data.length, true, p.dstVp, p.physical);
+      this.state = S_CHECK;
+      return;
+    }
+    if (!crcOk) {
+      this.stats.discarded.inc();
+      this.state = S_NOTIFY;
+      return;
+    }
+    if (p.kind === PK_MP) {
+      if (p.dstVp >= this.cfg.vps) this.report(p, RE_BAD_VP);
+      else this.out.entries.push({ kind: Q_MPQ, vp: p.dstVp, data: encodeMpEntry(p.total, p.src, p.srcVp, p.userTag, p.eventData, p.data ?? new Uint8Array(0)) });
+    } else if (p.kind === PK_GET_REQ) {
+      if (p.dstVp >= this.cfg.vps) this.report(p, RE_BAD_VP);
+      else this.out.side = p;
+    } else if (p.kind === PK_ERR) {
+      if (p.dstVp < this.cfg.vps) {
+        this.event(EV_ERROR, p.dstVp, p.reason, p, 0);
+        this.out.entries.push({ kind: Q_INTQ, vp: 0, data: encodeIntq({ type: INT_ERROR, code: p.reason, vp: p.dstVp, info: p.userTag, addr: 0 }) });
+      } else this.stats.discarded.inc();
+    } else this.stats.discarded.inc();
+    this.state = S_NOTIFY;
+  }
+
+  /** The current transfer of `src` is refused: break it; report now if this was its last packet. */
+  private refuse(src: number, code: number): void {
+    this.stats.refused.inc();
+    this.tState[src] = T_BROKEN;
+    this.tReason[src] = code;
+    const p = this.p ?? this.tHead[src]!;
+    if (p.last) this.closeTransfer(src, code);
+    this.p = null;
+    this.state = S_NOTIFY;
+  }
+
+  private finishPacket(): void {
+    const p = this.p!;
+    this.tNext[p.src] = p.offset + (p.data === null ? 0 : p.data.length);
+    if (!p.last) {
+      this.p = null;
+      this.state = S_IDLE;
+      return;
+    }
+    this.state = S_FENCE;
+  }
+
+  private complete(): void {
+    const p = this.p!;
+    const h = this.tHead[p.src]!;
+    const base = p.addr - p.offset;
+    if (p.kind === PK_PUT) {
+      if (h.remoteEvent) this.event(EV_REMOTE, p.dstVp, 0, h, base);
+    } else {
+      if (h.localEvent) this.event(EV_LOCAL, p.dstVp, 0, h, base);
+      if (h.interrupt) this.out.entries.push({ kind: Q_INTQ, vp: 0, data: encodeIntq({ type: INT_DESC, code: DESC_GET, vp: p.dstVp, info: h.userTag, addr: 0 }) });
+    }
+    this.tState[p.src] = T_NONE;
+    this.tHead[p.src] = null;
+    this.p = null;
+    this.state = S_NOTIFY;
+  }
+
+  tick(t: number): number {
+    switch (this.state) {
+      case S_IDLE:
+        if (this.pktIn.canPop()) this.accept(this.pktIn.pop());
+        break;
+      case S_CHECK:
+        if (this.chk.step(this.mcReq, this.mcResp, this.xlIn)) {
+          const code = this.chk.code;
+          if (code !== 0) this.refuse(this.p!.src, code);
+          else {
+            this.writeOff = 0;
+            this.state = S_WRITE;
+          }
+        }
+        break;
+      case S_WRITE: {
+        const p = this.p!;
+        const data = p.data!;
+        if (this.writeOut.canPush()) {
+          const va = p.addr + this.writeOff;
+          const n = Math.min(data.length - this.writeOff, PAGE_BYTES - (va % PAGE_BYTES));
+          const page = Math.floor(va / PAGE_BYTES) - Math.floor(p.addr / PAGE_BYTES);
+          const w = new DmaWrite();
+          w.addr = this.pagePa[page]! + (va % PAGE_BYTES);
+          w.data = data.subarray(this.writeOff, this.writeOff + n);
+          this.writeOut.push(w);
+          this.lastWrite = w;
+          this.writeOff += n;
+          this.stats.written.inc(n);
+          if (this.writeOff === data.length) this.finishPacket();
+        }
+        break;
+      }
+      case S_FENCE:
+        if (this.lastWrite === null || this.lastWrite.acceptCycle >= 0) this.complete();
+        break;
+      case S_NOTIFY:
+        if (this.out.drain(this.evOut, this.pktOut, this.serveOut)) this.state = S_IDLE;
+        break;
+    }
+    return this.state !== S_IDLE || this.pktIn.canPop() ? t + 1 : NEVER;
+  }
+}

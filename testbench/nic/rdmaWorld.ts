@@ -1,0 +1,155 @@
+/**
+ * Test world for the RDMA engine: two NICs joined by the link, queues registered, items and a
+ * memory image shared with the golden model; submit descriptors, settle, compare.
+ */
+import { expect } from 'vitest';
+import { Simulator } from '../../rtl/kernel/index.ts';
+import { ItemWrite } from '../../rtl/nic/memcheck/types.ts';
+import { buildNicPair, type NicPair } from '../../rtl/nic/nicPair.ts';
+import { Q_ENTRY_BYTES, Q_EPQ, Q_EQ, Q_INTQ, Q_MPQ, QS_REGISTER, type QueueSwWrite } from '../../rtl/nic/queues/index.ts';
+import type { LinkConfig } from '../../rtl/nic/link/index.ts';
+import type { ModelItem } from '../../models/nic/memcheckModel.ts';
+import { defaultPa, RdmaModel } from '../../models/nic/rdmaModel.ts';
+
+export const VPS = 4;
+export const ITEMS = 16;
+export const EQ_SIZE = 16;
+export const MP_SIZE = 4;
+export const INTQ_SIZE = 64;
+export const MAX_PAYLOAD = 256;
+
+/** queue ring of (node-independent) kind / VP: below 2^29, apart from every data page */
+export function queueBase(kind: number, vp: number): number {
+  return 0x1000_0000 + (kind * VPS + vp) * 0x10_0000;
+}
+
+export class RdmaWorld {
+  readonly sim = new Simulator({});
+  readonly pair: NicPair;
+  readonly model: RdmaModel;
+  readonly writes: [Map<number, number>, Map<number, number>] = [new Map(), new Map()];
+  readonly items: [ModelItem[], ModelItem[]] = [[], []];
+  /** writes that landed outside every queue ring and every writable item (judged when they land) */
+  readonly outside: string[] = [];
+
+  constructor(link: Partial<Omit<LinkConfig, 'ports'>> = {}, epq = false) {
+    this.pair = buildNicPair(this.sim, {
+      nic: { vp: { pioVps: 2, dmaVps: 2 }, items: ITEMS, att: { readLatency: 40, jitter: 8 }, atc: { entries: 256, ways: 4 }, rdma: { maxPayload: MAX_PAYLOAD, maxTransfer: 1 << 16 }, queues: { epqEnabled: epq } },
+      link: { latency: 60, ...link },
+    });
+    this.model = new RdmaModel({ vps: VPS, items: ITEMS, maxPayload: MAX_PAYLOAD, maxTransfer: 1 << 16, epqEnabled: epq });
+    for (const n of [0, 1] as const) {
+      const nic = this.pair.nics[n];
+      nic.pcie.host.onWrite = (tlp) => {
+        for (let i = 0; i < tlp.len; i++) {
+          this.writes[n].set(tlp.addr + i, tlp.data![i]!);
+          if (!this.permitted(n, tlp.addr + i)) this.outside.push(`node ${n} ${(tlp.addr + i).toString(16)}`);
+        }
+      };
+      const regs: QueueSwWrite[] = [];
+      for (let vp = 0; vp < VPS; vp++) {
+        regs.push({ op: QS_REGISTER, kind: Q_EQ, vp, base: queueBase(Q_EQ, vp), size: EQ_SIZE, count: 0 });
+        regs.push({ op: QS_REGISTER, kind: Q_MPQ, vp, base: queueBase(Q_MPQ, vp), size: MP_SIZE, count: 0 });
+      }
+      regs.push({ op: QS_REGISTER, kind: Q_INTQ, vp: 0, base: queueBase(Q_INTQ, 0), size: INTQ_SIZE, count: 0 });
+      regs.push({ op: QS_REGISTER, kind: Q_EPQ, vp: 0, base: queueBase(Q_EPQ, 0), size: 8, count: 0 });
+      for (const w of regs) {
+        while (!nic.queues.swIn.canPush()) this.sim.step(1);
+        nic.queues.swIn.push(w);
+        this.sim.step(1);
+        this.model.nodes[n].queues.software({ op: 'register', kind: w.kind, vp: w.vp, base: w.base, size: w.size, count: 0 });
+      }
+      for (let i = 0; i < ITEMS; i++) this.items[n].push({ valid: false, key: 0, read: false, write: false, basePage: 0, topPage: 0, vp: 0, physical: false });
+    }
+    this.settle();
+  }
+
+  /** Software writes an item of node n's memory checker (between operations). */
+  setItem(n: number, index: number, it: ModelItem): void {
+    const w = new ItemWrite();
+    Object.assign(w, { index, valid: it.valid, key: it.key, read: it.read, write: it.write, basePage: it.basePage, topPage: it.topPage, vp: it.vp, physical: it.physical ?? false });
+    this.pair.nics[n].mem.checker.loadItem(w);
+    this.model.setItem(n, index, it);
+    this.items[n][index] = { ...it };
+  }
+
+  /** Software fills host memory of node n (physical address) before the NIC reads it. */
+  image(n: number, pa: number, data: Uint8Array): void {
+    this.pair.nics[n].pcie.mem.write(pa, data);
+    for (let i = 0; i < data.length; i++) this.model.nodes[n].mem.set(pa + i, data[i]!);
+  }
+
+  /** Fill the pages of an item with bytes derived from `seed` (the model gets the same contents as a function). */
+  fillItem(n: number, it: ModelItem, seed: number): void {
+    const byte = (va: number): number => (seed * 131 + va * 7 + (va >> 8)) & 0xff;
+    for (let p = it.basePage; p <= it.topPage; p++) {
+      const b = new Uint8Array(4096);
+      for (let i = 0; i < 4096; i++) b[i] = byte(p * 4096 + i);
+      const pa = it.physical ? p * 4096 : defaultPa(p * 4096, it.vp);
+      this.pair.nics[n].pcie.mem.write(pa, b);
+      const va0 = p * 4096;
+      this.model.nodes[n].images.unshift({ lo: pa, hi: pa + 4096, byte: (a) => byte(va0 + a - pa) });
+    }
+  }
+
+  submit(n: number, vp: number, bytes: Uint8Array): void {
+    const ch = this.pair.nics[n].dmaDescIn;
+    while (!ch.canPush()) this.sim.step(1);
+    ch.push({ vp, bytes });
+    this.model.run(n, vp, bytes);
+    this.settle();
+  }
+
+  private busy(): boolean {
+    const [a, b] = this.pair.nics;
+    return !a.tx.idle || !a.rx.idle || !b.tx.idle || !b.rx.idle;
+  }
+
+  settle(): void {
+    let quiet = 0;
+    for (let i = 0; i < 1000 && quiet < 3; i++) {
+      const before = this.writes[0].size + this.writes[1].size + this.pair.link.stats.delivered.value;
+      this.sim.step(1000);
+      const after = this.writes[0].size + this.writes[1].size + this.pair.link.stats.delivered.value;
+      quiet = !this.busy() && after === before ? quiet + 1 : 0;
+    }
+    if (quiet < 3) throw new Error('the NICs did not settle');
+  }
+
+  /** Host writes, queue registers and counts of both NICs equal the model's; no write outside a permitted range. */
+  compare(): void {
+    expect(this.outside.slice(0, 4)).toEqual([]);
+    for (const n of [0, 1] as const) {
+      const mn = this.model.nodes[n];
+      const expected = new Map<number, number>([...mn.rdmaWrites, ...mn.queues.mem]);
+      const got = this.writes[n];
+      const wrong: string[] = [];
+      for (const [a, v] of expected) if (got.get(a) !== v) wrong.push(`${a.toString(16)}: ${got.get(a)} instead of ${v}`);
+      for (const a of got.keys()) if (!expected.has(a)) wrong.push(`${a.toString(16)}: written, not expected`);
+      expect(wrong.slice(0, 8), `node ${n} host memory`).toEqual([]);
+      const q = this.pair.nics[n].queues;
+      for (let k = 0; k < 3; k++) {
+        for (let vp = 0; vp < (k < 2 ? VPS : 1); vp++) {
+          const r = mn.queues.ring(k, vp);
+          expect(q.state(k, vp), `node ${n} queue ${k}/${vp}`).toEqual({ base: r.base, size: r.size, prod: r.prod, cons: r.cons, overflows: r.overflows });
+        }
+      }
+    }
+  }
+
+  /** address a of node n lies in a queue ring or in a page of a valid item with write permission */
+  permitted(n: number, a: number): boolean {
+    for (let k = 0; k < 4; k++) {
+      const lo = queueBase(k, 0);
+      if (a >= lo && a < lo + VPS * 0x10_0000 && (a - lo) % 0x10_0000 < 65536 * Q_ENTRY_BYTES[k]!) return true;
+    }
+    for (const it of this.items[n]) {
+      if (!it.valid || !it.write) continue;
+      for (let p = it.basePage; p <= it.topPage; p++) {
+        const pa = it.physical ? p * 4096 : defaultPa(p * 4096, it.vp);
+        if (a >= pa && a < pa + 4096) return true;
+      }
+    }
+    return false;
+  }
+}
