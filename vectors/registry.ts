@@ -41,12 +41,22 @@ export interface VectorBlock<Cfg = unknown> {
   /** validate a header.config (InputError naming the field on bad values) */
   parseConfig(raw: { [k: string]: Json }): Cfg;
   configToJson(cfg: Cfg): { [k: string]: Json };
-  /** deterministic in (cfg, seed, count) */
-  generate(cfg: Cfg, seed: number, count: number): VectorRecord[];
+  /**
+   * deterministic in (cfg, seed, count); calls `produced(n)` each time the n-th record has been
+   * produced (n = 1, 2, ... count, in order; a record's expectations may still be filled in later
+   * cycles), so a caller can report progress while generating. The callback never changes the output.
+   */
+  generate(cfg: Cfg, seed: number, count: number, produced?: RecordProduced): VectorRecord[];
   /** run the records through the RTL; one outcome per record, in order */
   replay(cfg: Cfg, records: VectorRecord[]): ReplayOutcome[];
   tables: MemTable[];
 }
+
+/** Called with the number of records produced so far (1, 2, ... count). */
+export type RecordProduced = (n: number) => void;
+
+/** Records between two progress reports of generateFile (the last record is always reported). */
+export const GENERATE_REPORT_CHUNK = 64;
 
 let cache: Map<string, VectorBlock> | null = null;
 
@@ -74,8 +84,22 @@ export async function getBlock(name: string): Promise<VectorBlock> {
   return b;
 }
 
-export function generateFile<Cfg>(block: VectorBlock<Cfg>, cfg: Cfg, seed: number, count: number): VectorFile {
-  const records = block.generate(cfg, seed, count);
+/**
+ * Generates a vector file; `onProgress(done)` (optional) is called every GENERATE_REPORT_CHUNK
+ * records and once with `count` when the last record is produced. The records, and so the file,
+ * are the same with or without it.
+ */
+export function generateFile<Cfg>(block: VectorBlock<Cfg>, cfg: Cfg, seed: number, count: number, onProgress?: (done: number) => void): VectorFile {
+  let reported = 0;
+  const produced: RecordProduced | undefined = onProgress
+    ? (n) => {
+        if (n - reported >= GENERATE_REPORT_CHUNK || (n >= count && reported < count)) {
+          reported = n;
+          onProgress(Math.min(n, count));
+        }
+      }
+    : undefined;
+  const records = block.generate(cfg, seed, count, produced);
   if (records.length !== count) throw new Error(`${block.name} generator returned ${records.length} records, asked for ${count}`);
   return {
     header: {

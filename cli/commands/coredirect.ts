@@ -6,7 +6,7 @@ import { bool, type CommandSpec, list, num, str, UsageError } from '../args.ts';
 import { BARRIER_MODES, type BarrierMode, DENSE_MAX_PROCS } from '../../rtl/coredirect/cluster.ts';
 import { MAX_PROCS } from '../../rtl/coredirect/barrier.ts';
 import { latencyTable, overlapTable } from '../../experiments/coredirect/overlap.ts';
-import { fit, SEED_AFTER_US, SEED_BEFORE_US } from '../../experiments/coredirect/calibrate.ts';
+import { fit, FIT_RUNS, SEED_AFTER_US, SEED_BEFORE_US } from '../../experiments/coredirect/calibrate.ts';
 import { BarrierIncomplete, runCluster } from '../../experiments/coredirect/run.ts';
 import { withProgress } from '../progress.ts';
 
@@ -86,7 +86,9 @@ count; CPU-progressed at most 30 %. These cells are predictions (the model is fi
     run(f, io) {
       const procs = procList(list(f, 'procs'));
       const modes = list(f, 'mode') as BarrierMode[];
-      const rows = overlapTable(procs, modes, { ppn: num(f, 'ppn') });
+      const total = procs.reduce((a, p) => a + p, 0) * modes.length;
+      let done = 0;
+      const rows = withProgress(io, { label: 'coredirect overlap', total, unit: 'processes (summed over --procs and --mode)' }, (update) => overlapTable(procs, modes, { ppn: num(f, 'ppn') }, (row) => update((done += row.procs))));
       if (bool(f, 'json')) {
         io.out(JSON.stringify({ ppn: num(f, 'ppn'), rows }) + '\n');
         return 0;
@@ -106,7 +108,7 @@ context-miss time on MQ-send with dense connections (target ${SEED_BEFORE_US} us
 processes. About 20 s. The defaults in rtl/coredirect/params.ts hold the result.`,
     flags: [],
     run(f, io) {
-      const r = fit();
+      const r = withProgress(io, { label: 'coredirect fit', total: FIT_RUNS, unit: 'simulations (at most)' }, (update) => fit(update));
       if (bool(f, 'json')) {
         io.out(JSON.stringify(r) + '\n');
         return 0;

@@ -6,8 +6,8 @@
 import { bool, type CommandSpec, list, num, optNum, UsageError } from '../args.ts';
 import { GEMINI_DEFAULTS, GEMINI_FITTED, type GeminiParams } from '../../rtl/gemini/params.ts';
 import { runAmoScale } from '../../experiments/gemini/amoScale.ts';
-import { FITTED_PARAMS, fitLatencies } from '../../experiments/gemini/fit.ts';
-import { geminiTable } from '../../experiments/gemini/table.ts';
+import { FIT_STEPS, FITTED_PARAMS, fitLatencies } from '../../experiments/gemini/fit.ts';
+import { geminiTable, TABLE_FIGURES } from '../../experiments/gemini/table.ts';
 import { withProgress } from '../progress.ts';
 
 function params(f: Record<string, unknown>): Partial<GeminiParams> {
@@ -38,7 +38,7 @@ transfers with a 128-byte stride and 8- to 64-byte elements (predicted), and put
 the 2 KB PIO/DMA switch. docs/gemini.md says which rows the model cannot reach and why.`,
     flags: MODEL_FLAGS,
     run(f, io) {
-      const t = geminiTable(params(f));
+      const t = withProgress(io, { label: 'gemini table', total: TABLE_FIGURES, unit: 'figures (seed rows, then PIO/DMA switch sizes)' }, (update) => geminiTable(params(f), update));
       if (bool(f, 'json')) {
         io.out(JSON.stringify({ params: params(f), rows: t.rows, pio_switch: t.pioSwitch }) + '\n');
         return 0;
@@ -65,7 +65,7 @@ the sum of squared relative errors of the seed's latency rows. Prints the parame
 with FITTED_PARAMS in experiments/gemini/fit.ts) and the RMS error.`,
     flags: [],
     run(f, io) {
-      const r = fitLatencies();
+      const r = withProgress(io, { label: 'gemini fit', total: FIT_STEPS.length, unit: 'step sizes (32, 16, ..., 1 cycles)' }, (update) => fitLatencies({}, update));
       if (bool(f, 'json')) io.out(JSON.stringify({ params: r.params, rms_error_pct: r.rmsErrorPct, evaluations: r.evaluations }) + '\n');
       else {
         for (const k of GEMINI_FITTED) io.out(`${k.padEnd(16)}${String(r.params[k]).padStart(6)} cycles\n`);

@@ -6,6 +6,7 @@ import { bool, type CommandSpec, num, str, UsageError } from '../args.ts';
 import { DESC_KIND_NAMES, DESC_REASON_NAMES, descConfig, decodeDescriptor } from '../../rtl/nic/desc/index.ts';
 import { PCIE_DEFAULTS, pcieConfig, type PcieConfig } from '../../rtl/nic/pcie/index.ts';
 import { runPcieProbe } from '../../experiments/nic/pcieProbe.ts';
+import { withProgress } from '../progress.ts';
 
 function parseHexBytes(s: string): Uint8Array {
   const h = s.startsWith('0x') || s.startsWith('0X') ? s.slice(2) : s;
@@ -60,7 +61,8 @@ link's peak payload rate for the TLP sizes used (MPS-sized writes, completion-si
       } catch (e) {
         throw new UsageError((e as Error).message.replace('PCIe config: ', ''));
       }
-      const r = runPcieProbe(cfg, num(f, 'size'), num(f, 'count'));
+      const count = num(f, 'count');
+      const r = withProgress(io, { label: 'nic pcie', total: 2 * count, unit: 'streamed transfers (writes then reads)' }, (update) => runPcieProbe(cfg, num(f, 'size'), count, update));
       if (bool(f, 'json')) {
         io.out(JSON.stringify(r) + '\n');
         return 0;

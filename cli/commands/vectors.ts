@@ -5,6 +5,7 @@ import { InputError } from '../../rtl/kernel/errors.ts';
 import { parse, serialize } from '../../vectors/format.ts';
 import { exportTable } from '../../vectors/readmemh.ts';
 import { checkFile, generateFile, getBlock, loadBlocks } from '../../vectors/registry.ts';
+import { withProgress } from '../progress.ts';
 
 function readVectorFile(path: string) {
   let text: string;
@@ -42,7 +43,8 @@ export const commands: CommandSpec[] = [
         raw = { ...raw, ...(over as object) };
       }
       const cfg = block.parseConfig(raw);
-      const file = generateFile(block, cfg, num(f, 'seed'), num(f, 'count'));
+      const count = num(f, 'count');
+      const file = withProgress(io, { label: 'vectors gen', total: count, unit: `${block.name} records` }, (update) => generateFile(block, cfg, num(f, 'seed'), count, update));
       writeFileSync(str(f, 'out'), serialize(file));
       if (bool(f, 'json')) io.out(JSON.stringify({ block: block.name, count: file.records.length, seed: file.header.seed, out: str(f, 'out') }) + '\n');
       else io.out(`wrote ${file.records.length} ${block.name} vectors (seed ${file.header.seed}) to ${str(f, 'out')}\n`);

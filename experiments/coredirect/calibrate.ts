@@ -24,6 +24,13 @@ export interface FitResult {
   runs: number;
 }
 
+/** The most simulations bisect() runs on [lo, hi]: one per halving step (the wider half each time), plus the two ends. */
+export function bisectRuns(lo: number, hi: number): number {
+  let runs = 2;
+  for (let w = hi - lo; w > 1; w -= Math.floor(w / 2)) runs++;
+  return runs;
+}
+
 function bisect(f: (x: number) => number, target: number, lo: number, hi: number): { x: number; runs: number } {
   let runs = 0;
   while (hi - lo > 1) {
@@ -42,11 +49,33 @@ export function before(hca: Partial<HcaParams>): number {
   return barrierLatency({ procs: FIT_PROCS, ppn: FIT_PPN, mode: 'mq-send', connections: 'dense', hca });
 }
 
-export function fit(): FitResult {
-  const a = bisect((x) => after({ taskNs: x, ctxMissNs: 0 }), SEED_AFTER_US, 1, 1000);
-  const b = bisect((x) => before({ taskNs: a.x, ctxMissNs: x }), SEED_BEFORE_US, 0, 5000);
+const TASK_RANGE = [1, 1000] as const;
+const CTX_RANGE = [0, 5000] as const;
+/** The most simulations fit() can run (its `runs` is at most this), known before it starts. */
+export const FIT_RUNS = bisectRuns(...TASK_RANGE) + bisectRuns(...CTX_RANGE) + 2;
+
+/**
+ * `onRun(done, total)` (optional) is called after each simulation with total = FIT_RUNS; a
+ * bisection that ends in fewer steps than its bound skips the rest of its share, so the count
+ * reaches FIT_RUNS exactly at the end.
+ */
+export function fit(onRun?: (done: number, total: number) => void): FitResult {
+  let done = 0;
+  const counted =
+    (g: (hca: Partial<HcaParams>) => number) =>
+    (hca: Partial<HcaParams>): number => {
+      const v = g(hca);
+      onRun?.(++done, FIT_RUNS);
+      return v;
+    };
+  const aft = counted(after);
+  const bef = counted(before);
+  const a = bisect((x) => aft({ taskNs: x, ctxMissNs: 0 }), SEED_AFTER_US, ...TASK_RANGE);
+  done = bisectRuns(...TASK_RANGE);
+  const b = bisect((x) => bef({ taskNs: a.x, ctxMissNs: x }), SEED_BEFORE_US, ...CTX_RANGE);
+  done = bisectRuns(...TASK_RANGE) + bisectRuns(...CTX_RANGE);
   const hca = { taskNs: a.x, ctxMissNs: b.x };
-  return { ...hca, after_us: after(hca), before_us: before(hca), runs: a.runs + b.runs + 2 };
+  return { ...hca, after_us: aft(hca), before_us: bef(hca), runs: a.runs + b.runs + 2 };
 }
 
 /** The fitted values the defaults hold (HCA_DEFAULTS), for the check that they are current. */

@@ -46,7 +46,8 @@ export function seedOverlap(procs: number, mode: BarrierMode): string | null {
   return mode === 'mq-rdma' ? 'work loop ~80 %' : mode.startsWith('ptp') ? 'work loop <= 30 %' : null;
 }
 
-export function overlapTable(procs: readonly number[], modes: readonly BarrierMode[] = BARRIER_MODES, base: Partial<ClusterConfig> = {}): OverlapRow[] {
+/** `onRow(row)` (optional) is called as each row is finished, in order (for progress reports). */
+export function overlapTable(procs: readonly number[], modes: readonly BarrierMode[] = BARRIER_MODES, base: Partial<ClusterConfig> = {}, onRow?: (row: OverlapRow) => void): OverlapRow[] {
   const rows: OverlapRow[] = [];
   for (const p of procs)
     for (const mode of modes) {
@@ -54,7 +55,9 @@ export function overlapTable(procs: readonly number[], modes: readonly BarrierMo
       const raw = barrierLatency(cfg);
       const m1 = availabilityTestLoop(cfg, raw);
       const m2 = availabilityWorkLoop(cfg, raw);
-      rows.push({ procs: p, mode, raw_us: raw, test_loop_availability: m1.availability, test_loop_quantum_us: m1.quantum_us, work_loop_availability: m2.availability, seed: seedOverlap(p, mode) });
+      const row: OverlapRow = { procs: p, mode, raw_us: raw, test_loop_availability: m1.availability, test_loop_quantum_us: m1.quantum_us, work_loop_availability: m2.availability, seed: seedOverlap(p, mode) };
+      rows.push(row);
+      onRow?.(row);
     }
   return rows;
 }

@@ -21,12 +21,16 @@ export function latencyCost(p: Partial<GeminiParams>): number {
   return s;
 }
 
-export function fitLatencies(start: Partial<GeminiParams> = {}): { params: Partial<GeminiParams>; rmsErrorPct: number; evaluations: number } {
+/** Step sizes of the coordinate descent: 32, 16, ..., 1. */
+export const FIT_STEPS = [32, 16, 8, 4, 2, 1] as const;
+
+/** `onStep(done, total)` (optional) is called as each step size is finished (total = FIT_STEPS.length). */
+export function fitLatencies(start: Partial<GeminiParams> = {}, onStep?: (done: number, total: number) => void): { params: Partial<GeminiParams>; rmsErrorPct: number; evaluations: number } {
   const p: Partial<GeminiParams> = {};
   for (const k of GEMINI_FITTED) p[k] = (start[k] ?? GEMINI_DEFAULTS[k]) as number;
   let best = latencyCost(p);
   let evaluations = 1;
-  for (let step = 32; step >= 1; step >>= 1) {
+  for (const [i, step] of FIT_STEPS.entries()) {
     let improved = true;
     while (improved) {
       improved = false;
@@ -45,6 +49,7 @@ export function fitLatencies(start: Partial<GeminiParams> = {}): { params: Parti
         }
       }
     }
+    onStep?.(i + 1, FIT_STEPS.length);
   }
   const n = SEED_ROWS.filter((r) => r.fit).length;
   return { params: p, rmsErrorPct: Math.sqrt(best / n) * 100, evaluations };

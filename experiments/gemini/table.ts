@@ -34,15 +34,22 @@ export function modelValue(params: Partial<GeminiParams>, row: SeedRow): { value
   return { value: best, at };
 }
 
-export function geminiTable(params: Partial<GeminiParams>): { rows: TableRow[]; pioSwitch: { bytes: number; pio: boolean; bandwidth_mb_s: number }[] } {
+/** Figures geminiTable computes: one per seed row, one per PIO/DMA switch size. */
+export const TABLE_FIGURES = SEED_ROWS.length + SWITCH_SIZES.length;
+
+/** `onFigure(done, total)` (optional) is called as each figure is finished (total = TABLE_FIGURES). */
+export function geminiTable(params: Partial<GeminiParams>, onFigure?: (done: number, total: number) => void): { rows: TableRow[]; pioSwitch: { bytes: number; pio: boolean; bandwidth_mb_s: number }[] } {
+  let done = 0;
   const rows = SEED_ROWS.map((r) => {
     const m = modelValue(params, r);
     const row: TableRow = { key: r.key, label: r.label, unit: r.unit, seed: r.seed, model: m.value, error_pct: ((m.value - r.seed) / r.seed) * 100, fitted: r.fit };
     if (m.at !== undefined) row.at_bytes = m.at;
+    onFigure?.(++done, TABLE_FIGURES);
     return row;
   });
   const pioSwitch = SWITCH_SIZES.map((bytes) => {
     const c = runCall(params, { kind: 'put', placement: 'inter-nic', bytes });
+    onFigure?.(++done, TABLE_FIGURES);
     return { bytes, pio: c.pio, bandwidth_mb_s: c.bandwidth_mb_s };
   });
   return { rows, pioSwitch };

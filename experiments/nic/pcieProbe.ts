@@ -41,10 +41,13 @@ function run(sim: Simulator, p: Pcie, done: () => boolean, limit: number): void 
   }, limit);
 }
 
-function stream(cfg: Partial<PcieConfig>, kind: 'write' | 'read', size: number, count: number): { bytesPerNs: number; cycles: number } {
+/** `onDone(n)`: n transfers of this stream have completed (called when n grows). */
+function stream(cfg: Partial<PcieConfig>, kind: 'write' | 'read', size: number, count: number, onDone?: (n: number) => void): { bytesPerNs: number; cycles: number } {
   const { sim, p, landed } = fresh(cfg);
   const reads: DmaRead[] = [];
   let issued = 0;
+  let done = 0;
+  const tlpsPerWrite = Math.ceil(size / p.cfg.mps);
   const cyclesPerNs = p.cfg.clockHz / 1e9;
   sim.runUntil(() => {
     while (p.ep.readOut.canPop()) p.ep.readOut.pop();
@@ -64,13 +67,29 @@ function stream(cfg: Partial<PcieConfig>, kind: 'write' | 'read', size: number, 
         issued++;
       }
     }
-    return issued === count && (kind === 'write' ? landed.length === count * Math.ceil(size / p.cfg.mps) && p.up.inFlight === 0 : reads.every((r) => r.doneCycle >= 0));
+    if (onDone) {
+      // completed transfers: writes whose every TLP landed; reads completed in issue order
+      const n = kind === 'write' ? Math.floor(landed.length / tlpsPerWrite) : countDone(reads, done);
+      if (n > done) onDone((done = n));
+    }
+    return issued === count && (kind === 'write' ? landed.length === count * tlpsPerWrite && p.up.inFlight === 0 : reads.every((r) => r.doneCycle >= 0));
   }, 1e9);
   const end = kind === 'write' ? landed[landed.length - 1]! : Math.max(...reads.map((r) => r.doneCycle));
   return { bytesPerNs: (count * size) / (end / cyclesPerNs), cycles: sim.cycle };
 }
 
-export function runPcieProbe(cfg: Partial<PcieConfig>, size: number, count: number): PcieProbeResult {
+/** From `from` on, how many reads in issue order have completed (the prefix that is done). */
+function countDone(reads: readonly DmaRead[], from: number): number {
+  let n = from;
+  while (n < reads.length && reads[n]!.doneCycle >= 0) n++;
+  return n;
+}
+
+/**
+ * `onProgress(done, total)` (optional): streamed transfers completed of both directions
+ * (total = 2 x count; the three 64-byte probes before them are not counted).
+ */
+export function runPcieProbe(cfg: Partial<PcieConfig>, size: number, count: number, onProgress?: (done: number, total: number) => void): PcieProbeResult {
   const ns = (cycles: number, c: PcieConfig): number => (cycles * 1e9) / c.clockHz;
   // 64-byte read
   const a = fresh(cfg);
@@ -100,8 +119,9 @@ export function runPcieProbe(cfg: Partial<PcieConfig>, size: number, count: numb
     }
     return pioAt >= 0;
   }, 1e8);
-  const ws = stream(cfg, 'write', size, count);
-  const rs = stream(cfg, 'read', size, count);
+  const total = 2 * count;
+  const ws = stream(cfg, 'write', size, count, onProgress && ((n) => onProgress(n, total)));
+  const rs = stream(cfg, 'read', size, count, onProgress && ((n) => onProgress(count + n, total)));
   const pc = a.p.cfg;
   const wTlp = Math.min(pc.mps, size);
   const rTlp = Math.min(pc.cplBytes, size);

@@ -25,7 +25,7 @@ import { type AluHeader, type AluParams, checkAluParams, DEFAULT_ALU_PARAMS } fr
 import { ALU_ERROR_NAMES, AluError, type AluErrorCode, DATA_TYPES, type DataType, INDEX_TYPES, type IndexType, OPS, ORDERS, ROUNDINGS, TYPE_BYTES } from '../../rtl/sharp/alu/types.ts';
 import { randomPayload, runAlu, type Scheduled } from '../../experiments/sharp/alu-harness.ts';
 import { hexBits, hexBytes, type Json, parseHexBytes, RecordReader, type VectorFile, type VectorRecord } from '../format.ts';
-import type { ReplayOutcome, VectorBlock } from '../registry.ts';
+import type { RecordProduced, ReplayOutcome, VectorBlock } from '../registry.ts';
 
 export interface AluVecConfig {
   order: 'linear' | 'tree';
@@ -358,10 +358,14 @@ function toRecord(cfg: AluVecConfig, id: number, op: Op1): VectorRecord {
   return { id, in: inp, out: { status: ALU_ERROR_NAMES[st.status]!, result: hexBytes(result), flags: hexBits(flags) }, cycles: { accept: cy.accept, result: cy.result } };
 }
 
-function generate(cfg: AluVecConfig, seed: number, count: number): VectorRecord[] {
+function generate(cfg: AluVecConfig, seed: number, count: number, produced?: RecordProduced): VectorRecord[] {
   const plans = cornerPlans(seed).slice(0, count);
   if (count > plans.length) plans.push(...fc.sample(planArb(cfg.errors), { seed, numRuns: count - plans.length }));
-  return plans.map((p, id) => toRecord(cfg, id, materialize(p)));
+  return plans.map((p, id) => {
+    const rec = toRecord(cfg, id, materialize(p));
+    produced?.(id + 1);
+    return rec;
+  });
 }
 
 // ------------------------------------------------------------------ replay

@@ -26,7 +26,7 @@ import { AmoReq } from '../../rtl/gemini/types.ts';
 import { GoldenAmoUnit, goldenAmoLatency } from '../../models/gemini/amoModel.ts';
 import { hexBits, type Json, RecordReader, type VectorFile, type VectorRecord } from '../format.ts';
 import { checkShape, type RecordShape } from '../fields.ts';
-import type { ReplayOutcome, VectorBlock } from '../registry.ts';
+import type { RecordProduced, ReplayOutcome, VectorBlock } from '../registry.ts';
 
 export interface AmoVecConfig {
   ports: number;
@@ -47,7 +47,7 @@ function opName(op: number): Json {
   return AMO_NAMES[op] ?? op;
 }
 
-function generate(cfg: AmoVecConfig, seed: number, count: number): VectorRecord[] {
+function generate(cfg: AmoVecConfig, seed: number, count: number, produced?: RecordProduced): VectorRecord[] {
   const g = new GoldenAmoUnit({ ...cfg });
   const rng = new Rng(seed);
   // a pool of words a little larger than the cache (conflicts, evictions), and the extremes
@@ -77,6 +77,7 @@ function generate(cfg: AmoVecConfig, seed: number, count: number): VectorRecord[
       out: { status: AMO_STATUS_NAMES[r.status]!, old: hexBits(r.old), hit: r.hit, wb_addr: r.writeBack ? hexBits(r.writeBack.addr) : null, wb_value: r.writeBack ? hexBits(r.writeBack.value) : null },
       cycles: { issue: t, accept, resp },
     });
+    produced?.(records.length);
     t = resp + rng.int(4);
   }
   return records;

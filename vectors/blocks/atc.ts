@@ -24,7 +24,7 @@ import { ATC_STATUS_NAMES, type AtcConfig, atcConfig, AtcReq, type AtcWithHost, 
 import { AtcSerialModel, type AtcModelConfig } from '../../models/nic/atcModel.ts';
 import { hexBits, type Json, RecordReader, type VectorFile, type VectorRecord } from '../format.ts';
 import { checkShape, type RecordShape } from '../fields.ts';
-import type { ReplayOutcome, VectorBlock } from '../registry.ts';
+import type { RecordProduced, ReplayOutcome, VectorBlock } from '../registry.ts';
 
 export interface AtcVecConfig {
   entries: number;
@@ -62,7 +62,7 @@ export function resolved(cfg: AtcVecConfig): AtcModelConfig {
 
 const hexOrNull = (v: number | null): Json => (v === null ? null : hexBits(v));
 
-function generate(cfg: AtcVecConfig, seed: number, count: number): VectorRecord[] {
+function generate(cfg: AtcVecConfig, seed: number, count: number, produced?: RecordProduced): VectorRecord[] {
   const mc = resolved(cfg);
   const model = new AtcSerialModel(mc);
   const rng = new Rng(seed);
@@ -123,6 +123,7 @@ function generate(cfg: AtcVecConfig, seed: number, count: number): VectorRecord[
   corners.push(() => lookup(2 ** cfg.vaBits - 1, false)); // highest address
   corners.push(() => refresh(10, 5)); // malformed
   while (records.length < count) {
+    produced?.(records.length);
     const c = corners.shift();
     if (c) {
       c();
@@ -140,6 +141,7 @@ function generate(cfg: AtcVecConfig, seed: number, count: number): VectorRecord[
       refresh(lo, big ? lo + sets * 4 + rng.int(100) : lo + rng.int(3));
     }
   }
+  produced?.(count);
   return records.slice(0, count);
 }
 

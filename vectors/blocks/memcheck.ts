@@ -26,7 +26,7 @@ import { ItemWrite, MC_REASON_NAMES, MC_WRITE_RESULT_NAMES, MemChecker, MemCheck
 import { MemCheckerModel, type ModelItem, RoundRobinModel } from '../../models/nic/memcheckModel.ts';
 import { hexBits, type Json, RecordReader, type VectorFile, type VectorRecord } from '../format.ts';
 import { checkShape, type RecordShape } from '../fields.ts';
-import type { ReplayOutcome, VectorBlock } from '../registry.ts';
+import type { RecordProduced, ReplayOutcome, VectorBlock } from '../registry.ts';
 import { codeOf } from '../readmemh.ts';
 
 /** the vector header's block configuration: the checker's own parameters */
@@ -194,7 +194,7 @@ interface Pending {
   visible: number;
 }
 
-function generate(cfg: McVecConfig, seed: number, count: number): VectorRecord[] {
+function generate(cfg: McVecConfig, seed: number, count: number, produced?: RecordProduced): VectorRecord[] {
   const stim = new Stimulus(cfg, seed);
   const model = new MemCheckerModel(cfg.items, cfg.vaBits, cfg.maxLen);
   const rr = new RoundRobinModel(cfg.sources);
@@ -224,6 +224,7 @@ function generate(cfg: McVecConfig, seed: number, count: number): VectorRecord[]
           cycles: { issue: t, applied: t + 1 },
         };
         records.push(rec);
+        produced?.(records.length);
         writesDue.push({ rec, w, at: t + 1 });
       }
       for (let s = 0; s < cfg.sources && records.length < count; s++) {
@@ -240,6 +241,7 @@ function generate(cfg: McVecConfig, seed: number, count: number): VectorRecord[]
           cycles: { issue: t },
         };
         records.push(rec);
+        produced?.(records.length);
         queues[s]!.push({ rec, c, visible: t + 1 });
         pushes[s]!.push(t);
       }

@@ -21,7 +21,7 @@ import { hcaParams } from '../../rtl/coredirect/params.ts';
 import { F_DISABLED, F_SIGNAL, type MwrTask, type PostedEntry, queueName, T_RDMA_WRITE_IMM, T_SEND, TASK_NAMES } from '../../rtl/coredirect/tasks.ts';
 import { type GEntry, goldenPost, type GQueues, goldenReject, type GRank, goldenRun, type GTask } from '../../models/coredirect/golden.ts';
 import type { Json, VectorRecord } from '../format.ts';
-import type { ReplayOutcome, VectorBlock } from '../registry.ts';
+import type { RecordProduced, ReplayOutcome, VectorBlock } from '../registry.ts';
 
 export interface MwrVecConfig {
   qps: number;
@@ -201,12 +201,13 @@ function run(cfg: MwrVecConfig, s: Scenario): { [k: string]: Json } {
   return { rejected, posted: posted2, consumed, signals, mq_error: mqError, sent };
 }
 
-function generate(cfg: MwrVecConfig, seed: number, count: number): VectorRecord[] {
+function generate(cfg: MwrVecConfig, seed: number, count: number, produced?: RecordProduced): VectorRecord[] {
   const r = new Rng(seed);
   const recs: VectorRecord[] = [];
   for (let id = 0; id < count; id++) {
     const s = genScenario(cfg, r, id);
     recs.push({ id, in: toJson(s), out: expected(cfg, s) });
+    produced?.(id + 1);
   }
   return recs;
 }

@@ -30,7 +30,7 @@ import {
 } from '../../rtl/nic/desc/index.ts';
 import { type ModelDesc, modelDecode } from '../../models/nic/descModel.ts';
 import { canonicalJson, hexBits, hexBytes, type Json, RecordReader, type VectorFile, type VectorRecord } from '../format.ts';
-import type { ReplayOutcome, VectorBlock } from '../registry.ts';
+import type { RecordProduced, ReplayOutcome, VectorBlock } from '../registry.ts';
 
 const DEFAULTS: DescConfig = { vps: 40, nodes: 1024, items: 1024, vaBits: 48 };
 
@@ -188,13 +188,14 @@ function parseConfig(raw: { [k: string]: Json }): DescConfig {
   }
 }
 
-function generate(cfg: DescConfig, seed: number, count: number): VectorRecord[] {
+function generate(cfg: DescConfig, seed: number, count: number, produced?: RecordProduced): VectorRecord[] {
   const rng = new Rng(seed);
   const out: VectorRecord[] = [];
   for (let id = 0; id < count; id++) {
     const b = randomDescBytes(rng, cfg);
     const v = modelDecode(b, cfg);
     out.push({ id, in: { bytes: hexBytes(b) }, out: { reason: v.reason, field: v.field, desc: v.desc ? descJson(v.desc) : null } });
+    produced?.(id + 1);
   }
   return out;
 }
