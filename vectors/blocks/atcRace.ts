@@ -25,7 +25,7 @@ import { ATC_STATUS_NAMES, AtcReq, PreloadWrite } from '../../rtl/nic/atc/index.
 import { AtcCycleModel, type CycleLookup, type CyclePreload, type CycleRefresh } from '../../models/nic/atcCycleModel.ts';
 import { hexBits, type Json, RecordReader, type VectorFile, type VectorRecord } from '../format.ts';
 import { checkShape, lineOf, type RecordShape } from '../fields.ts';
-import type { ReplayOutcome, VectorBlock } from '../registry.ts';
+import type { RecordProduced, ReplayOutcome, VectorBlock } from '../registry.ts';
 import { type AtcVecConfig, buildVecAtc, parseAtcVecConfig, resolved } from './atc.ts';
 
 export interface AtcRaceConfig extends AtcVecConfig {
@@ -274,12 +274,12 @@ class Episodes {
   }
 }
 
-function generate(cfg: AtcRaceConfig, seed: number, count: number): VectorRecord[] {
-  return generateRace(cfg, seed, count).records;
+function generate(cfg: AtcRaceConfig, seed: number, count: number, produced?: RecordProduced): VectorRecord[] {
+  return generateRace(cfg, seed, count, produced).records;
 }
 
 /** The generator, with the cycle model it ran (its `counts` say which races the stream contains). */
-export function generateRace(cfg: AtcRaceConfig, seed: number, count: number): { records: VectorRecord[]; model: AtcCycleModel } {
+export function generateRace(cfg: AtcRaceConfig, seed: number, count: number, produced?: RecordProduced): { records: VectorRecord[]; model: AtcCycleModel } {
   const model = modelFor(cfg);
   const rng = new Rng(seed);
   const probeMax = cfg.refreshProbeMax < 0 ? cfg.entries / cfg.ways : cfg.refreshProbeMax;
@@ -319,6 +319,7 @@ export function generateRace(cfg: AtcRaceConfig, seed: number, count: number): {
       const f = frame++;
       issued.push({ op: 'preload', m: model.preload(it.page, f, it.valid, it.asid), rec: { id, in: { op: 'preload', page: hexBits(it.page), pfn: hexBits(f), valid: it.valid, asid: it.asid }, out: {}, cycles: { issue: t } } });
     }
+    produced?.(issued.length);
   }
   for (let i = 0; i < 1_000_000 && !model.idle; i++) model.step();
   if (!model.idle) throw new Error('atc-race generator: the cycle model did not go idle');
