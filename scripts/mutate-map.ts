@@ -1,0 +1,104 @@
+/**
+ * Mutation testing (issue 19), the pure part: which test files check which source files, how the
+ * files of a run are grouped into blocks, and the score of a file from Stryker's JSON report.
+ */
+
+/**
+ * Source folder (or file) prefix -> the test files that check it. The longest matching prefix wins.
+ * A run over one block runs only its tests; per-test coverage then narrows each mutant to the
+ * tests that execute it.
+ */
+const tests = (...dirs: string[]): readonly string[] => dirs.map((d) => `testbench/${d}/**/*.test.ts`);
+const KERNEL = tests('kernel');
+const NIC = tests('nic');
+const NICFE = tests('nicfe');
+const ALU = tests('sharp/alu', 'models');
+
+export const TEST_MAP: readonly (readonly [string, readonly string[]])[] = [
+  ['rtl/kernel/', KERNEL],
+  ['rtl/examples/', KERNEL],
+  ...['rtl/nic/atc/', 'rtl/nic/memcheck/', 'models/nic/atcModel.ts', 'models/nic/cacheModel.ts', 'models/nic/missModel.ts', 'models/nic/memcheckModel.ts'].map((p) => [p, NIC] as const),
+  ['rtl/nic/', NICFE],
+  ['models/nic/', NICFE],
+  ['rtl/sharp/alu/', ALU],
+  ['models/alu/', ALU],
+  ...['sharp', 'coredirect', 'gemini', 'hpu'].flatMap((b) => [[`rtl/${b}/`, tests(b)] as const, [`models/${b}/`, tests(b)] as const]),
+];
+
+/** The test globs of a repository-relative source path, or undefined when no prefix maps it. */
+export function testsFor(path: string): readonly string[] | undefined {
+  let best: readonly [string, readonly string[]] | undefined;
+  for (const e of TEST_MAP) if (path.startsWith(e[0]) && (best === undefined || e[0].length > best[0].length)) best = e;
+  return best?.[1];
+}
+
+/** A block: the files of one source folder, mutated in one Stryker run against one set of tests. */
+export interface MutationGroup {
+  /** the source folder, e.g. "rtl/nic/atc" */
+  folder: string;
+  /** file-system-safe name, e.g. "rtl-nic-atc" (report folder and incremental file) */
+  name: string;
+  files: string[];
+  tests: readonly string[];
+}
+
+/** Groups source files by folder, in sorted order; throws naming a file no prefix maps. */
+export function groupFiles(paths: readonly string[]): MutationGroup[] {
+  const groups = new Map<string, MutationGroup>();
+  for (const p of [...paths].sort()) {
+    const tests = testsFor(p);
+    if (tests === undefined) throw new Error(`${p}: no test folder is mapped to this file (add its folder to TEST_MAP in scripts/mutate-map.ts)`);
+    const folder = p.slice(0, Math.max(0, p.lastIndexOf('/')));
+    const key = `${folder}|${tests.join(',')}`;
+    let g = groups.get(key);
+    if (!g) {
+      g = { folder, name: folder.replace(/\//g, '-'), files: [], tests };
+      groups.set(key, g);
+    }
+    g.files.push(p);
+  }
+  return [...groups.values()];
+}
+
+/** Stryker's mutant statuses (mutation-testing-report-schema). */
+export type MutantStatus = 'Killed' | 'Survived' | 'NoCoverage' | 'Timeout' | 'CompileError' | 'RuntimeError' | 'Ignored' | 'Pending';
+
+export interface FileScore {
+  path: string;
+  mutants: number;
+  /** killed or timed out */
+  detected: number;
+  survived: number;
+  noCoverage: number;
+  /** ignored (a documented equivalent mutant) or not valid (compile or runtime error) */
+  excluded: number;
+  /** detected / (detected + survived + no coverage), in percent; null for a file without valid mutants */
+  score: number | null;
+}
+
+/** The score of each file of a Stryker JSON report (`files: { path: { mutants: [{ status }] } }`). */
+export function scoresOf(report: { files: Record<string, { mutants: readonly { status: string }[] }> }): FileScore[] {
+  return Object.entries(report.files)
+    .map(([path, f]) => {
+      let detected = 0;
+      let survived = 0;
+      let noCoverage = 0;
+      let excluded = 0;
+      for (const m of f.mutants) {
+        if (m.status === 'Killed' || m.status === 'Timeout') detected++;
+        else if (m.status === 'Survived') survived++;
+        else if (m.status === 'NoCoverage') noCoverage++;
+        else excluded++;
+      }
+      const valid = detected + survived + noCoverage;
+      return { path, mutants: f.mutants.length, detected, survived, noCoverage, excluded, score: valid === 0 ? null : (100 * detected) / valid };
+    })
+    .sort((a, b) => a.path.localeCompare(b.path));
+}
+
+/** "rtl/nic/atc/atc.ts  84.3 %  (301 of 357 killed or timed out; 50 survived, 6 no coverage, 2 excluded)" */
+export function scoreLine(s: FileScore, width = 0): string {
+  const head = s.path.padEnd(width);
+  if (s.score === null) return `${head}  no mutants${s.excluded > 0 ? ` (${s.excluded} excluded)` : ''}`;
+  return `${head}  ${s.score.toFixed(1).padStart(5)} %  (${s.detected} of ${s.detected + s.survived + s.noCoverage} killed or timed out; ${s.survived} survived, ${s.noCoverage} no coverage, ${s.excluded} excluded)`;
+}

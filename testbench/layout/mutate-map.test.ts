@@ -1,0 +1,57 @@
+/**
+ * The mutation-testing map (scripts/mutate-map.ts, issue 19): every rtl/ and models/ file has test
+ * files mapped to it and they exist, blocks are source folders, and scores count as Stryker does.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { groupFiles, scoreLine, scoresOf, TEST_MAP, testsFor } from '../../scripts/mutate-map.ts';
+
+const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..', '..');
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir)).flatMap((n) => {
+    const p = `${dir}/${n}`;
+    return statSync(join(ROOT, p)).isDirectory() ? tsFiles(p) : n.endsWith('.ts') ? [p] : [];
+  });
+}
+
+describe('mutation map', () => {
+  it('every rtl/ and models/ file is mapped to a test folder that holds tests', () => {
+    const files = [...tsFiles('rtl'), ...tsFiles('models')];
+    expect(files.length).toBeGreaterThan(50);
+    for (const f of files) {
+      const globs = testsFor(f);
+      expect(globs, f).toBeDefined();
+      for (const g of globs!) {
+        const dir = g.slice(0, g.indexOf('/**'));
+        expect(tsFiles(dir).some((t) => t.endsWith('.test.ts')), `${f} -> ${g}`).toBe(true);
+      }
+    }
+    for (const [prefix] of TEST_MAP) expect(files.some((f) => f.startsWith(prefix)), `${prefix} maps no file`).toBe(true);
+  });
+
+  it('the longest prefix wins and blocks are source folders', () => {
+    expect(testsFor('rtl/nic/atc/atc.ts')).toEqual(['testbench/nic/**/*.test.ts']);
+    expect(testsFor('rtl/nic/pcie/link.ts')).toEqual(['testbench/nicfe/**/*.test.ts']);
+    expect(testsFor('models/nic/memcheckModel.ts')).toEqual(['testbench/nic/**/*.test.ts']);
+    expect(testsFor('models/nic/pcieModel.ts')).toEqual(['testbench/nicfe/**/*.test.ts']);
+    expect(testsFor('rtl/sharp/alu/x.ts')).toContain('testbench/models/**/*.test.ts');
+    expect(testsFor('cli/main.ts')).toBeUndefined();
+    const g = groupFiles(['rtl/nic/atc/mshr.ts', 'rtl/kernel/reg.ts', 'rtl/nic/atc/atc.ts']);
+    expect(g.map((x) => [x.name, x.files])).toEqual([
+      ['rtl-kernel', ['rtl/kernel/reg.ts']],
+      ['rtl-nic-atc', ['rtl/nic/atc/atc.ts', 'rtl/nic/atc/mshr.ts']],
+    ]);
+    expect(() => groupFiles(['cli/main.ts'])).toThrow(/cli\/main.ts: no test folder is mapped/);
+  });
+
+  it('score = killed or timed out over killed, timed out, survived and not covered', () => {
+    const st = (...s: string[]) => ({ mutants: s.map((status) => ({ status })) });
+    const [a, b] = scoresOf({ files: { 'b.ts': st('Ignored', 'CompileError'), 'a.ts': st('Killed', 'Timeout', 'Survived', 'NoCoverage', 'Ignored', 'RuntimeError', 'Killed') } });
+    expect(a).toEqual({ path: 'a.ts', mutants: 7, detected: 3, survived: 1, noCoverage: 1, excluded: 2, score: 60 });
+    expect(b!.score).toBeNull();
+    expect(scoreLine(a!)).toBe('a.ts   60.0 %  (3 of 5 killed or timed out; 1 survived, 1 no coverage, 2 excluded)');
+    expect(scoreLine(b!)).toBe('b.ts  no mutants (2 excluded)');
+  });
+});
