@@ -102,3 +102,28 @@ export function scoreLine(s: FileScore, width = 0): string {
   if (s.score === null) return `${head}  no mutants${s.excluded > 0 ? ` (${s.excluded} excluded)` : ''}`;
   return `${head}  ${s.score.toFixed(1).padStart(5)} %  (${s.detected} of ${s.detected + s.survived + s.noCoverage} killed or timed out; ${s.survived} survived, ${s.noCoverage} no coverage, ${s.excluded} excluded)`;
 }
+
+interface ReportMutant {
+  status: string;
+  mutatorName?: string;
+  replacement?: string;
+  location?: { start: { line: number; column: number }; end: { line: number; column: number } };
+}
+
+/** "path:line:column Mutator: original -> replacement (Status)" for every surviving or uncovered mutant */
+export function survivorLines(report: { files: Record<string, { source?: string; mutants: readonly ReportMutant[] }> }): string[] {
+  const out: string[] = [];
+  for (const [path, f] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
+    const lines = (f.source ?? '').split('\n');
+    for (const m of f.mutants) {
+      if (m.status !== 'Survived' && m.status !== 'NoCoverage') continue;
+      const l = m.location;
+      let original = '';
+      if (l && l.start.line === l.end.line) original = (lines[l.start.line - 1] ?? '').slice(l.start.column - 1, l.end.column - 1);
+      else if (l) original = `${(lines[l.start.line - 1] ?? '').slice(l.start.column - 1).trim()} ...`;
+      const oneLine = (x: string): string => x.replace(/\s+/g, ' ').slice(0, 100);
+      out.push(`${path}:${l?.start.line ?? '?'}:${l?.start.column ?? '?'} ${m.mutatorName ?? '?'}: ${oneLine(original)} -> ${oneLine(m.replacement ?? '')} (${m.status})`);
+    }
+  }
+  return out;
+}

@@ -2,8 +2,9 @@
  * `npm run mutate -- [options] [PATH ...]`: mutation testing with StrykerJS (issue 19, see
  * docs/verification.md). Mutates the named files or folders (default: every .ts file of rtl/ and
  * models/), one block (source folder) at a time, each against the tests mapped to it
- * (scripts/mutate-map.ts) with per-test coverage; writes out/mutation/<block>/mutation.html and
- * mutation.json, out/mutation/summary.json, and prints one score line per file.
+ * (scripts/mutate-map.ts) with per-test coverage; writes out/mutation/<block>/mutation.html,
+ * mutation.json and survivors.txt (one line per surviving mutant), out/mutation/summary.json,
+ * and prints one score line per file.
  *
  * Options:
  *   --min PCT            fail (exit 1) if any file scores below PCT (default 85)
@@ -22,7 +23,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { type FileScore, groupFiles, type MutationGroup, scoreLine, scoresOf } from './mutate-map.ts';
+import { type FileScore, groupFiles, type MutationGroup, scoreLine, scoresOf, survivorLines } from './mutate-map.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const OUT = 'out/mutation';
@@ -148,6 +149,8 @@ function runGroup(g: MutationGroup, o: Options): FileScore[] {
   if (r.status !== 0) throw new Error(`stryker failed on ${g.folder} (exit ${r.status ?? r.signal}); see the log above`);
   const report = JSON.parse(readFileSync(join(ROOT, dir, 'mutation.json'), 'utf8')) as Parameters<typeof scoresOf>[0];
   const scores = scoresOf(report);
+  const survivors = survivorLines(report as Parameters<typeof survivorLines>[0]);
+  writeFileSync(join(ROOT, dir, 'survivors.txt'), survivors.map((l) => `${l}\n`).join(''));
   process.stdout.write(`   ${g.folder}: ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
   return scores;
 }

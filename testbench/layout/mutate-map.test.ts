@@ -5,7 +5,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { groupFiles, scoreLine, scoresOf, TEST_MAP, testsFor } from '../../scripts/mutate-map.ts';
+import { groupFiles, scoreLine, scoresOf, survivorLines, TEST_MAP, testsFor } from '../../scripts/mutate-map.ts';
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..', '..');
 
@@ -53,5 +53,22 @@ describe('mutation map', () => {
     expect(b!.score).toBeNull();
     expect(scoreLine(a!)).toBe('a.ts   60.0 %  (3 of 5 killed or timed out; 1 survived, 1 no coverage, 2 excluded)');
     expect(scoreLine(b!)).toBe('b.ts  no mutants (2 excluded)');
+  });
+
+  it('survivor lines name the place, the mutator and the change, for survived and uncovered mutants only', () => {
+    const loc = (line: number, c0: number, c1: number) => ({ start: { line, column: c0 }, end: { line, column: c1 } });
+    const report = {
+      files: {
+        'x.ts': {
+          source: 'const a = 1;\nif (x < a) y++;\n',
+          mutants: [
+            { status: 'Survived', mutatorName: 'EqualityOperator', replacement: 'x <= a', location: loc(2, 5, 10) },
+            { status: 'Killed', mutatorName: 'EqualityOperator', replacement: 'x > a', location: loc(2, 5, 10) },
+            { status: 'NoCoverage', mutatorName: 'UpdateOperator', replacement: 'y--', location: loc(2, 12, 15) },
+          ],
+        },
+      },
+    };
+    expect(survivorLines(report)).toEqual(['x.ts:2:5 EqualityOperator: x < a -> x <= a (Survived)', 'x.ts:2:12 UpdateOperator: y++ -> y-- (NoCoverage)']);
   });
 });
