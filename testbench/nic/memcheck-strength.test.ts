@@ -337,3 +337,16 @@ describe('memory checker activity', () => {
     expect(w.refreshId).toBe(4);
   });
 });
+
+describe('memory checker statistics', () => {
+  it('carry the names docs/nic-memory.md gives them, and count what happened', () => {
+    const b = bench(true);
+    writeAll(b, [toWrite(0, item(), true), toWrite(ITEMS, item())]);
+    expect(verdict(b, { item: 0, key: 7, va: 10 * 4096, len: 2 * 4096, write: false, reqVp: -1, physical: false })).toBe('ok/3/2');
+    const stats = b.sim.stats.toJSON();
+    const mine = Object.keys(stats).filter((k) => /^mc\.[a-z_0-9]+$/.test(k));
+    const want = ['checks', ...MC_REASON_NAMES.map((r) => `verdict_${r}`), 'grants_src0', 'grants_src1', 'item_writes', 'rejected_writes', 'refreshes', 'refresh_without_atc', 'atc_stall_cycles', 'atc_pages'];
+    expect(mine.sort()).toEqual(want.map((k) => `mc.${k}`).sort());
+    expect([stats['mc.checks'], stats['mc.verdict_ok'], stats['mc.grants_src0'], stats['mc.item_writes'], stats['mc.rejected_writes'], stats['mc.refreshes'], stats['mc.atc_pages']]).toEqual([1, 1, 1, 1, 1, 1, 2]);
+  });
+});
