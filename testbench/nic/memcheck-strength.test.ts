@@ -344,9 +344,30 @@ describe('memory checker statistics', () => {
     writeAll(b, [toWrite(0, item(), true), toWrite(ITEMS, item())]);
     expect(verdict(b, { item: 0, key: 7, va: 10 * 4096, len: 2 * 4096, write: false, reqVp: -1, physical: false })).toBe('ok/3/2');
     const stats = b.sim.stats.toJSON();
-    const mine = Object.keys(stats).filter((k) => /^mc\.[a-z_0-9]+$/.test(k));
-    const want = ['checks', ...MC_REASON_NAMES.map((r) => `verdict_${r}`), 'grants_src0', 'grants_src1', 'item_writes', 'rejected_writes', 'refreshes', 'refresh_without_atc', 'atc_stall_cycles', 'atc_pages'];
+    const mine = Object.keys(stats).filter((k) => k.startsWith('mc.'));
+    const want = ['checks', ...MC_REASON_NAMES.map((r) => `verdict_${r}`), 'grants_src0', 'grants_src1', 'item_writes', 'rejected_writes', 'refreshes', 'refresh_without_atc', 'atc_stall_cycles', 'atc_pages', 'pipe.dropped'];
     expect(mine.sort()).toEqual(want.map((k) => `mc.${k}`).sort());
     expect([stats['mc.checks'], stats['mc.verdict_ok'], stats['mc.grants_src0'], stats['mc.item_writes'], stats['mc.rejected_writes'], stats['mc.refreshes'], stats['mc.atc_pages']]).toEqual([1, 1, 1, 1, 1, 1, 2]);
+  });
+});
+
+describe('memory checker request channels', () => {
+  it('hold reqCapacity requests each, visible to the arbiter one cycle after the push', () => {
+    for (const reqCapacity of [1, 3, 5]) {
+      const sim = new Simulator();
+      const mc = new MemChecker(sim, 'mc', { items: ITEMS, sources: 1, latency: 2, vaBits: VA_BITS, maxLen: MAX_LEN, reqCapacity });
+      const rs: MemCheckReq[] = [];
+      while (mc.reqIn[0]!.canPush() && rs.length < 10) {
+        const r = Object.assign(new MemCheckReq(), { item: 0, key: 1, va: 0, len: 1 });
+        mc.reqIn[0]!.push(r);
+        rs.push(r);
+      }
+      expect(rs.length).toBe(reqCapacity);
+      sim.step(1);
+      expect(rs[0]!.grantCycle).toBe(-1);
+      sim.step(1);
+      expect(rs[0]!.grantCycle).toBe(1);
+      expect(rs[0]!.reason).toBe(1); // invalid_item: nothing was written
+    }
   });
 });
