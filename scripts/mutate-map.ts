@@ -22,6 +22,7 @@ export const TEST_MAP: readonly (readonly [string, readonly string[]])[] = [
   ['models/nic/', NICFE],
   ['rtl/sharp/alu/', ALU],
   ['models/alu/', ALU],
+  ['models/spin/', tests('hpu')],
   ...['sharp', 'coredirect', 'gemini', 'hpu'].flatMap((b) => [[`rtl/${b}/`, tests(b)] as const, [`models/${b}/`, tests(b)] as const]),
 ];
 
