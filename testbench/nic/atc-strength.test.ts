@@ -6,7 +6,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { atcConfig, makeReplacement, REFRESH_MODE_NAMES, RefreshEngine, TreePlru, TrueLru } from '../../rtl/nic/atc/index.ts';
+import { atcConfig, makeReplacement, MSHR_FREE, MSHR_PENDING, MshrFile, REFRESH_MODE_NAMES, RefreshEngine, TagArray, TreePlru, TrueLru } from '../../rtl/nic/atc/index.ts';
+import { Rng } from '../../rtl/kernel/index.ts';
 import { AtcSerialModel, type AtcModelConfig } from '../../models/nic/atcModel.ts';
 import { SetAssocCacheModel } from '../../models/nic/cacheModel.ts';
 
@@ -116,5 +117,90 @@ describe('ATC refresh cost against the golden model', () => {
       const want = m.refresh(lo, hi);
       expect({ mode: REFRESH_MODE_NAMES[got.mode], cycles: got.cycles }, `[${lo}, ${hi}]`).toEqual({ mode: want.mode, cycles: want.cycles });
     }
+  });
+});
+
+describe('ATC refresh engine: what it removes, from the specification', () => {
+  /**
+   * Random tags and MSHRs, one refresh; expected: every valid tag (cache: any way of page p's set;
+   * buffer: entry i holds page bufferBasePage + i) whose page is in [base, top] and, when the refresh
+   * names a VP in [0, 65535], whose asid is that VP, is removed and reported once to the monitor;
+   * nothing else changes; every PENDING MSHR whose read is out (needIssue 0) with a page in range
+   * and a matching VP is marked stale, no other; the engine takes the documented number of steps.
+   */
+  function run(mode: 'cache' | 'buffer', seed: number): void {
+    const rng = new Rng(seed);
+    const cfg = mode === 'cache' ? atcConfig({ entries: 32, ways: 4, refreshProbeMax: 3 }) : atcConfig({ entries: 16, ways: 1, mode: 'buffer', bufferBasePage: 40 });
+    const sets = cfg.entries / cfg.ways;
+    const tags = new TagArray(sets, cfg.ways);
+    const mshr = new MshrFile(4, 2);
+    for (let i = 0; i < tags.entries; i++) {
+      tags.valid[i] = rng.int(4) === 0 ? 0 : 1;
+      tags.page[i] = mode === 'cache' ? (i >> 2) + sets * rng.int(4) : cfg.bufferBasePage + i;
+      tags.asid[i] = rng.int(3);
+    }
+    for (let m = 0; m < 4; m++) {
+      mshr.state[m] = rng.int(3) === 0 ? MSHR_FREE : MSHR_PENDING;
+      mshr.page[m] = (mode === 'cache' ? 0 : cfg.bufferBasePage) + rng.int(tags.entries);
+      mshr.asid[m] = rng.int(3);
+      mshr.needIssue[m] = rng.int(3) === 0 ? 1 : 0;
+    }
+    const lo0 = mode === 'cache' ? 0 : cfg.bufferBasePage - 4;
+    const base = lo0 + rng.int(tags.entries);
+    const top = base + [0, 1, 2, 3, 4, 9, 40][rng.int(7)]!;
+    const vp = [-1, 0, 1, 2, 70000, -7, 1.5, undefined][rng.int(8)];
+    const named = vp !== undefined && Number.isInteger(vp) && vp >= 0 && vp <= 0xffff;
+    const hit = (page: number, asid: number): boolean => page >= base && page <= top && (!named || asid === vp);
+    const before = { valid: [...tags.valid], page: [...tags.page], asid: [...tags.asid] };
+    const removed: string[] = [];
+    const e = new RefreshEngine(tags, mshr, cfg);
+    e.start(100, { basePage: base, topPage: top, vp, refreshId: 9 });
+    expect(e.active).toBe(true);
+    expect(e.id).toBe(9);
+    const cost = RefreshEngine.cost(cfg, base, top);
+    let steps = 0;
+    for (let t = 100; steps < 1000; t++) {
+      steps++;
+      if (e.step(t, { invalidate: (_t, page, way, asid) => removed.push(`${page}/${way}/${asid}`) })) break;
+    }
+    expect(steps).toBe(cost.cycles);
+    expect(e.active).toBe(false);
+    const want: string[] = [];
+    for (let i = 0; i < tags.entries; i++) {
+      const gone = before.valid[i] === 1 && hit(before.page[i]!, before.asid[i]!);
+      expect(tags.valid[i], `entry ${i} page ${before.page[i]} asid ${before.asid[i]}, refresh [${base}, ${top}] vp ${vp}`).toBe(gone ? 0 : before.valid[i]);
+      if (gone) want.push(`${before.page[i]}/${mode === 'cache' ? i % cfg.ways : i}/${before.asid[i]}`);
+    }
+    expect([...removed].sort()).toEqual(want.sort());
+    for (let m = 0; m < 4; m++) expect(mshr.stale[m], `mshr ${m}`).toBe(mshr.state[m] === MSHR_PENDING && mshr.needIssue[m] === 0 && hit(mshr.page[m]!, mshr.asid[m]!) ? 1 : 0);
+  }
+
+  it('cache mode (probe and sweep) and buffer mode, random tags, ranges and VPs', () => {
+    for (let seed = 1; seed <= 300; seed++) {
+      run('cache', seed);
+      run('buffer', seed);
+    }
+  });
+
+  it('a malformed refresh removes nothing, marks nothing and takes one step; reset clears the engine', () => {
+    const cfg = atcConfig({ entries: 8, ways: 2 });
+    const tags = new TagArray(4, 2);
+    tags.valid.fill(1);
+    for (let i = 0; i < 8; i++) tags.page[i] = i >> 1;
+    const mshr = new MshrFile(2, 1);
+    mshr.state.fill(MSHR_PENDING);
+    mshr.page[0] = 1;
+    mshr.page[1] = 2;
+    const e = new RefreshEngine(tags, mshr, cfg);
+    for (const [b, t] of [[3, 1], [-1, 3], [1.5, 3], [1, 2.5]] as const) {
+      e.start(5, { basePage: b, topPage: t, refreshId: 1 });
+      expect(REFRESH_MODE_NAMES[e.mode]).toBe('bad');
+      expect(e.step(5, null)).toBe(true);
+      expect([...tags.valid]).toEqual(new Array(8).fill(1));
+      expect([...mshr.stale], `[${b}, ${t}]`).toEqual([0, 0]);
+    }
+    e.start(6, { basePage: 0, topPage: 100, vp: 3, refreshId: 2 });
+    e.reset();
+    expect([e.active, e.mode, e.vp, e.startCycle]).toEqual([false, 0, -1, -1]);
   });
 });
