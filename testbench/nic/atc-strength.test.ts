@@ -192,6 +192,7 @@ describe('ATC refresh engine: what it removes, from the specification', () => {
     mshr.page[0] = 1;
     mshr.page[1] = 2;
     const e = new RefreshEngine(tags, mshr, cfg);
+    expect([e.active, e.mode, e.vp, e.startCycle, e.id]).toEqual([false, 0, -1, -1, 0]);
     for (const [b, t] of [[3, 1], [-1, 3], [1.5, 3], [1, 2.5]] as const) {
       e.start(5, { basePage: b, topPage: t, refreshId: 1 });
       expect(REFRESH_MODE_NAMES[e.mode]).toBe('bad');
