@@ -137,18 +137,18 @@ describe('ATC refresh engine: what it removes, from the specification', () => {
     for (let i = 0; i < tags.entries; i++) {
       tags.valid[i] = rng.int(4) === 0 ? 0 : 1;
       tags.page[i] = mode === 'cache' ? (i >> 2) + sets * rng.int(4) : cfg.bufferBasePage + i;
-      tags.asid[i] = rng.int(3);
+      tags.asid[i] = [0, 1, 2, 0xffff][rng.int(4)]!;
     }
     for (let m = 0; m < 4; m++) {
       mshr.state[m] = rng.int(3) === 0 ? MSHR_FREE : MSHR_PENDING;
       mshr.page[m] = (mode === 'cache' ? 0 : cfg.bufferBasePage) + rng.int(tags.entries);
-      mshr.asid[m] = rng.int(3);
+      mshr.asid[m] = [0, 1, 2, 0xffff][rng.int(4)]!;
       mshr.needIssue[m] = rng.int(3) === 0 ? 1 : 0;
     }
     const lo0 = mode === 'cache' ? 0 : cfg.bufferBasePage - 4;
     const base = lo0 + rng.int(tags.entries);
     const top = base + [0, 1, 2, 3, 4, 9, 40][rng.int(7)]!;
-    const vp = [-1, 0, 1, 2, 70000, -7, 1.5, undefined][rng.int(8)];
+    const vp = [-1, 0, 1, 2, 0xffff, 0x10000, -7, 1.5, undefined][rng.int(9)];
     const named = vp !== undefined && Number.isInteger(vp) && vp >= 0 && vp <= 0xffff;
     const hit = (page: number, asid: number): boolean => page >= base && page <= top && (!named || asid === vp);
     const before = { valid: [...tags.valid], page: [...tags.page], asid: [...tags.asid] };
