@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
+import { type BreakMode, withBrokenResponses } from '../lib/brokenResponses.ts';
 import { Atc, type AtcReq, MshrFile, RefreshEngine } from '../../rtl/nic/atc/index.ts';
 import { block as raceBlock, generateRace } from '../../vectors/blocks/atcRace.ts';
 import { type Json, parse, serialize } from '../../vectors/format.ts';
@@ -160,35 +161,8 @@ describe('a deliberately broken ATC fails the race vectors (netoffload vectors c
     expect(mismatches(res)).toMatch(/out\.status: expected fault, got hit/);
   });
 
-  /** The ATC under test pushes each response one cycle later than it should (its doneCycle still claims the documented cycle), twice, or never. */
-  async function withResponses(mode: 'late' | 'twice' | 'never', id: number): Promise<CheckSummary> {
-    type P = { respond(t: number, r: AtcReq): void; tick(t: number): number; resp: { push(r: AtcReq): void }; __late?: AtcReq[] };
-    const proto = Atc.prototype as unknown as P;
-    const respond = proto.respond;
-    const tick = proto.tick;
-    proto.respond = function (this: P, t: number, r: AtcReq) {
-      if (mode === 'late') {
-        r.doneCycle = t + 1;
-        (this.__late ??= []).push(r);
-      } else if (r.tag !== id) respond.call(this, t, r);
-      else if (mode === 'twice') {
-        respond.call(this, t, r);
-        this.resp.push(r);
-      }
-    };
-    proto.tick = function (this: P, t: number) {
-      const q = this.__late;
-      if (q && q.length > 0) for (const r of q.splice(0)) this.resp.push(r);
-      const n = tick.call(this, t);
-      return this.__late && this.__late.length > 0 ? Math.min(n, t + 1) : n;
-    };
-    try {
-      return await checkFile(parse(cache.text, cache.path));
-    } finally {
-      proto.respond = respond;
-      proto.tick = tick;
-    }
-  }
+  /** The ATC under test pushes each response one cycle late (its doneCycle still claims the documented cycle), or one response twice or never. */
+  const withResponses = (mode: BreakMode, id: number): Promise<CheckSummary> => withBrokenResponses<AtcReq, CheckSummary>(Atc.prototype, (a: Atc) => [a.resp], mode, id, () => checkFile(parse(cache.text, cache.path)));
 
   it('late, twice and never are mismatches on the record', async () => {
     const id = cache.file.records.filter((r) => r.in.op === 'lookup')[30]!.id;
