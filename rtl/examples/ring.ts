@@ -1,5 +1,10 @@
 import { Component, NEVER, NumChannel, NumFifo, type Scope, Simulator, type SimulatorOptions } from '../kernel/index.ts';
 
+/** entries of each stage's FIFO (bench/verilog/ring.sv is built with the same value) */
+export const RING_FIFO_DEPTH = 16;
+/** default channel capacity: 2 sustains one token per cycle over a latency-1 channel */
+export const RING_CHANNEL_CAPACITY = 2;
+
 /**
  * The kernel benchmark ring: stage 0 emits one token per cycle (data = cycle number) into a chain
  * of N stages; each stage holds a 16-entry FIFO, accepts a token from its input channel when the
@@ -31,9 +36,9 @@ export class RingSource extends Component {
   constructor(parent: Scope, name: string, stages: number, capacity: number) {
     super(parent, name);
     this.out = new NumChannel(this, 'out', { capacity, latency: 1 }).bindProducer(this);
-    // tokens in flight: at most one channel's capacity plus one FIFO (16) per stage
+    // tokens in flight: at most one channel's capacity plus one FIFO per stage
     let size = 1024;
-    while (size < (16 + capacity) * (stages + 1)) size *= 2;
+    while (size < (RING_FIFO_DEPTH + capacity) * (stages + 1)) size *= 2;
     this.sent = new Float64Array(size);
     this.mask = size - 1;
     this.sentHead = 0;
@@ -82,7 +87,7 @@ export class RingStage extends Component {
     super(parent, name);
     this.in_ = in_.bindConsumer(this);
     this.out = new NumChannel(this, 'out', { capacity, latency: 1 }).bindProducer(this);
-    this.fifo = new NumFifo(this, 16);
+    this.fifo = new NumFifo(this, RING_FIFO_DEPTH);
   }
 
   tick(t: number): number {
@@ -109,7 +114,7 @@ export interface Ring {
 export function buildRing(stages: number, opts: SimulatorOptions & { channelCapacity?: number } = {}): Ring {
   if (!Number.isInteger(stages) || stages < 1) throw new RangeError(`ring needs at least one stage, got ${stages}`);
   const sim = new Simulator(opts);
-  const cap = opts.channelCapacity ?? 2;
+  const cap = opts.channelCapacity ?? RING_CHANNEL_CAPACITY;
   const source = new RingSource(sim, 'src', stages, cap);
   const list: RingStage[] = [];
   let prev = source.out;
