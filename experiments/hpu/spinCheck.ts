@@ -84,6 +84,7 @@ export function randomScenario(seed: number): Scenario {
       for (let off = 0; off < len; off += 8) hv.setFloat64(hostBase + off, randomDouble(rng), true);
     } else {
       for (let k = 0; k < len; k++) data[k] = rng.int(256);
+      if (handler === 'pingpong') hpuMemInit = Uint8Array.from({ length: rng.int(len + 1) }, () => rng.int(256)); // the pre-set-up pong
       if (handler === 'unpack') {
         blocklen = 1 + rng.int(48);
         stride = blocklen + rng.int(32);
@@ -106,8 +107,8 @@ export function scenarioPackets(s: Scenario): SpinPacket[] {
 }
 
 /** Build and run a scenario; returns the unit after the run. */
-export function runScenario(s: Scenario, maxCycles = 50_000_000): SpinUnit {
-  const u = new SpinUnit(s.params, scenarioEntries(s), scenarioPackets(s));
+export function runScenario(s: Scenario, maxCycles = 50_000_000, skipping = true): SpinUnit {
+  const u = new SpinUnit(s.params, scenarioEntries(s), scenarioPackets(s), { skipping });
   u.host.set(s.hostInit);
   u.run(maxCycles);
   return u;
@@ -186,7 +187,7 @@ export function checkScenario(s: Scenario, u: SpinUnit): string[] {
         goldenHistogram(expectHost, m.hostBase, g);
         break;
       case 'pingpong': {
-        const want = goldenPingpong(g).filter((x) => x.data.length > 0);
+        const want = goldenPingpong(g, m.hpuMemInit);
         const got = u.puts.filter((p) => p.msgId === id);
         const key = (x: { dest: number; data: Uint8Array }): string => `${x.dest}:${Buffer.from(x.data).toString('hex')}`;
         const a = got.map(key).sort();

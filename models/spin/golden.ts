@@ -59,12 +59,21 @@ export function goldenHistogram(host: Uint8Array, hostBase: number, m: GoldenMes
   counts.forEach((c, i) => dv.setUint32(hostBase + 4 * i, c, true));
 }
 
-/** pingpong: one put per packet that ran, back to the source, carrying the packet's payload. */
-export function goldenPingpong(m: GoldenMessage): { dest: number; data: Uint8Array }[] {
-  return [...m.ran].sort((a, b) => a - b).map((k) => {
-    const [lo, hi] = packetRange(m, k);
-    return { dest: m.source, data: m.data.slice(lo, hi) };
-  });
+/**
+ * pingpong: one put per non-empty packet that ran, back to the source, as long as the packet,
+ * carrying the pre-set-up pong from HPU memory at the packet's offset (`pong`: the initial HPU
+ * memory; zero beyond it).
+ */
+export function goldenPingpong(m: GoldenMessage, pong: Uint8Array): { dest: number; data: Uint8Array }[] {
+  return [...m.ran]
+    .sort((a, b) => a - b)
+    .map((k) => {
+      const [lo, hi] = packetRange(m, k);
+      const data = new Uint8Array(hi - lo);
+      for (let i = lo; i < hi; i++) data[i - lo] = i < pong.length ? pong[i]! : 0;
+      return { dest: m.source, data };
+    })
+    .filter((x) => x.data.length > 0);
 }
 
 /** probe: the completion handler's event value. */

@@ -100,7 +100,8 @@ export class MessageEngine extends Component {
     if (this.reports.canPop()) this.onReport(this.reports.pop(), t);
     if (this.inp.canPop()) this.onPacket(this.inp.pop(), t);
     if (this.readyHead < this.ready.length && this.tasks.canPush()) this.issue();
-    return this.readyHead < this.ready.length ? t + 1 : NEVER;
+    // one report and one packet per cycle: come back while more are waiting
+    return this.readyHead < this.ready.length || this.reports.canPop() || this.inp.canPop() ? t + 1 : NEVER;
   }
 
   /** A packet from the inbound engine. */

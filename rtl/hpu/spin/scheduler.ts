@@ -125,6 +125,7 @@ export class SpinScheduler extends Component {
     }
     while (this.outbox.length > 0 && this.reports.canPush()) this.reports.push(this.outbox.shift()!);
     if (this.outbox.length > 0 || this.inp.canPop()) return t + 1;
+    for (let h = 0; h < this.hpuCount; h++) if (this.done[h]!.canPop()) return t + 1;
     return nextReady;
   }
 }

@@ -38,7 +38,8 @@ export class SpinUnit {
   readonly puts: PutRecord[] = [];
   private readonly packetCount: number;
 
-  constructor(params: Partial<SpinParams>, readonly entries: readonly MatchEntry[], packets: readonly SpinPacket[]) {
+  /** `skipping: false` evaluates every component every cycle (the kernel's check that no wake-up is lost). */
+  constructor(params: Partial<SpinParams>, readonly entries: readonly MatchEntry[], packets: readonly SpinPacket[], opts: { skipping?: boolean } = {}) {
     const p = (this.params = { ...SPIN_DEFAULTS, ...params });
     const problem = spinParamsProblem(p);
     if (problem !== null) throw new InputError(`sPIN parameters: ${problem}`);
@@ -82,7 +83,7 @@ export class SpinUnit {
       if (pk.count < 1 || pk.index < 0 || pk.index >= pk.count) throw new InputError(`packet ${pk.index} of message ${pk.msgId}: index outside 0..${pk.count - 1}`);
     }
     this.packetCount = packets.length;
-    this.sim = new Simulator({ freqHz: p.freqHz });
+    this.sim = new Simulator({ freqHz: p.freqHz, skipping: opts.skipping ?? true });
     const memBytes = spinMemBytes(p);
     this.memory = new HpuMemory(memBytes, segments);
     this.host = new Uint8Array(p.hostBytes);
