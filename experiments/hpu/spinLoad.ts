@@ -104,19 +104,23 @@ export function runStream(s: StreamSpec): StreamResult {
 }
 
 /** The largest busy-handler spin count whose stream runs without drops or link pauses, and that run (binary search). */
-export function lineRateBudget(base: Omit<StreamSpec, 'spin' | 'handler'>, maxSpin = 2048): { spin: number; run: StreamResult } {
+export function lineRateBudget(base: Omit<StreamSpec, 'spin' | 'handler'>, maxSpin = 4096): { spin: number; run: StreamResult; failRun: StreamResult | null } {
   const ok = (r: StreamResult): boolean => r.droppedPackets === 0 && r.pauseCycles === 0 && r.failed === 0;
   let lo = 0;
   let loRun = runStream({ ...base, handler: 'busy', spin: 0 });
-  if (!ok(loRun)) return { spin: -1, run: loRun };
+  if (!ok(loRun)) return { spin: -1, run: loRun, failRun: loRun };
   let hi = maxSpin;
+  let hiRun: StreamResult | null = null;
   while (hi - lo > 1) {
     const mid = (lo + hi) >> 1;
     const r = runStream({ ...base, handler: 'busy', spin: mid });
     if (ok(r)) {
       lo = mid;
       loRun = r;
-    } else hi = mid;
+    } else {
+      hi = mid;
+      hiRun = r;
+    }
   }
-  return { spin: lo, run: loRun };
+  return { spin: lo, run: loRun, failRun: hiRun };
 }
