@@ -182,8 +182,8 @@ nothing was dropped or paused and no message failed.`,
         io.out(JSON.stringify({ points }) + '\n');
         return 0;
       }
-      io.out(`${'handler'.padEnd(12)}${'bytes'.padStart(6)}${'clus'.padStart(5)}${'hpus'.padStart(5)}${'GHz'.padStart(5)}${'handler ns'.padStart(12)}${'dropped'.padStart(9)}${'Gbit/s'.padStart(9)}  sustains\n`);
-      for (const p of points) io.out(`${p.handler.padEnd(12)}${String(p.bytes).padStart(6)}${String(p.clusters).padStart(5)}${String(p.hpus).padStart(5)}${String(p.clock_ghz).padStart(5)}${fmt(p.handler_ns).padStart(12)}${String(p.dropped_packets).padStart(9)}${fmt(p.delivered_gbps).padStart(9)}  ${p.sustains}\n`);
+      io.out(`${'handler'.padEnd(12)}${'bytes'.padStart(6)}${'clus'.padStart(5)}${'hpus'.padStart(5)}${'GHz'.padStart(5)}${'handler ns'.padStart(12)}${'dropped'.padStart(9)}${'Gbit/s'.padStart(9)}${'failed'.padStart(8)}  sustains\n`);
+      for (const p of points) io.out(`${p.handler.padEnd(12)}${String(p.bytes).padStart(6)}${String(p.clusters).padStart(5)}${String(p.hpus).padStart(5)}${String(p.clock_ghz).padStart(5)}${fmt(p.handler_ns).padStart(12)}${String(p.dropped_packets).padStart(9)}${fmt(p.delivered_gbps).padStart(9)}${String(p.failed_messages).padStart(8)}  ${p.sustains}\n`);
       return 0;
     },
   },

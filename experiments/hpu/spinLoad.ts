@@ -57,7 +57,9 @@ export function runStream(s: StreamSpec): StreamResult {
   }
   const hostLen = per * s.pktBytes;
   const init = s.handler === 'unpack' ? new Uint8Array(Uint32Array.from([64, 64]).buffer) : new Uint8Array(0);
-  const u = new SpinUnit({ hostBytes: Math.max(1 << 20, hostLen), ...s.params }, [matchEntry(1, s.handler, { hostBase: 0, hostLen, hpuMemInit: init })], interleave(msgs));
+  // room for a whole message in its HPU memory (pingpong's pre-set-up pong), unless the caller says otherwise
+  const hpuMemBytes = Math.max(16384, Math.ceil(hostLen / 4) * 4);
+  const u = new SpinUnit({ hostBytes: Math.max(1 << 20, hostLen), hpuMemBytes, messageSlots: Math.min(256, Math.max(4, Math.floor((4 << 20) / hpuMemBytes))), ...s.params }, [matchEntry(1, s.handler, { hostBase: 0, hostLen, hpuMemInit: init })], interleave(msgs));
   u.run(s.maxCycles ?? 200_000_000);
   const ns = 1e9 / u.params.freqHz;
   const pay = u.records.filter((r) => r.kind === HANDLER_PAYLOAD);
