@@ -88,6 +88,8 @@ export interface GOutcome {
   errors: (string | null)[];
   /** per rank and queue: how many entries were executed/consumed */
   consumed: Map<string, number>[];
+  /** per rank and CQ: completions produced */
+  completions: Map<number, number>[];
   /** per rank, per queue: order of executed entries (index list), for the no-early-enable check */
   steps: number;
 }
@@ -159,7 +161,49 @@ export function goldenRun(ranks: GRank[], pick: (n: number) => number): GOutcome
     moves[pick(moves.length)]!();
     steps++;
   }
-  return { signals, errors, consumed: head, steps };
+  return { signals, errors, consumed: head, completions: cqCount, steps };
+}
+
+/**
+ * The order one rank's executed entries must respect, from its posted queues and how many entries
+ * of each queue ran (goldenRun's `consumed`): for every executed entry, named `<queue>.<index>`,
+ * the events that must have happened strictly before it:
+ * - the previous entry of its own queue (queues run in order);
+ * - for an entry posted disabled, the MQ enable that first reached its index (`mq.<k>`);
+ * - for a wait, the completion that makes its count (`cq<c>#<n>`: the n-th completion on CQ c since
+ *   the start, n the completions this wait and the earlier waits on c consumed).
+ * Waits on one CQ must all sit in one queue (otherwise which completions a wait consumes depends on
+ * timing); an Error says so.
+ */
+export function goldenOrder(queues: GQueues, consumed: Map<string, number>): Map<string, string[]> {
+  const order = new Map<string, string[]>();
+  const cqQueue = new Map<number, string>();
+  const taken = new Map<number, number>();
+  const mq = queues.get('mq') ?? [];
+  for (const [name, list] of [...queues].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
+    const n = consumed.get(name) ?? 0;
+    for (let i = 0; i < n; i++) {
+      const e = list[i]!;
+      const before: string[] = [];
+      if (i > 0) before.push(`${name}.${i - 1}`);
+      if (!e.enabledAtPost) {
+        const want = name.startsWith('sq') ? 'send_enable' : 'recv_enable';
+        const k = mq.findIndex((m) => m.op === want && `${name.slice(0, 2)}${m.qp}` === name && m.upTo! >= i && m.upTo! < list.length);
+        if (k < 0 || k >= (consumed.get('mq') ?? 0)) throw new Error(`golden order: ${name}.${i} ran but no MQ enable reaches it`);
+        before.push(`mq.${k}`);
+      }
+      if (e.op === 'wait') {
+        const owner = cqQueue.get(e.cq!) ?? name;
+        if (owner !== name) throw new Error(`golden order: waits on CQ ${e.cq} in ${owner} and ${name}: which completions each consumes depends on timing`);
+        cqQueue.set(e.cq!, name);
+        const t = (taken.get(e.cq!) ?? 0) + e.count!;
+        taken.set(e.cq!, t);
+        before.push(`cq${e.cq}#${t}`);
+      }
+      order.set(`${name}.${i}`, before);
+    }
+  }
+  return order;
 }
 
 /** The MWR checks the driver makes before posting anything (the golden model's own reading). */

@@ -19,8 +19,9 @@ import { MwrError, postMwr, postReceives, postSend, QueueHeads } from '../../rtl
 import { Hca, N_ERROR, N_MWR_DONE, noteKind } from '../../rtl/coredirect/hca.ts';
 import { hcaParams } from '../../rtl/coredirect/params.ts';
 import { F_DISABLED, F_SIGNAL, type MwrTask, type PostedEntry, queueName, T_RDMA_WRITE_IMM, T_SEND, TASK_NAMES } from '../../rtl/coredirect/tasks.ts';
-import { type GEntry, goldenPost, type GQueues, goldenReject, type GRank, goldenRun, type GTask } from '../../models/coredirect/golden.ts';
+import { type GEntry, goldenOrder, goldenPost, type GQueues, goldenReject, type GRank, goldenRun, type GTask } from '../../models/coredirect/golden.ts';
 import type { Json, VectorRecord } from '../format.ts';
+import { lineOf } from '../fields.ts';
 import type { RecordProduced, ReplayOutcome, VectorBlock } from '../registry.ts';
 
 export interface MwrVecConfig {
@@ -135,7 +136,11 @@ function expected(cfg: MwrVecConfig, s: Scenario): { [k: string]: Json } {
   const consumed: { [k: string]: Json } = {};
   for (const [name, n] of [...out.consumed[0]!].sort()) if (n > 0) consumed[name] = n;
   const sent = Array.from({ length: cfg.qps }, (_, j) => countSent(dut.get(`sq${j}`) ?? [], out.consumed[0]!.get(`sq${j}`) ?? 0));
-  return { rejected, posted, consumed, signals: out.signals[0]!, mq_error: out.errors[0] !== null, sent };
+  const order: { [k: string]: Json } = {};
+  for (const [k, v] of goldenOrder(dut, out.consumed[0]!)) order[k] = v;
+  const completions: { [k: string]: Json } = {};
+  for (const [c, n] of [...out.completions[0]!].sort((x, y) => x[0] - y[0])) if (n > 0) completions[`cq${c}`] = n;
+  return { rejected, posted, consumed, signals: out.signals[0]!, mq_error: out.errors[0] !== null, sent, order, completions };
 }
 
 /** packets sent by the first n executed entries of a send queue (waits send nothing) */
@@ -198,7 +203,68 @@ function run(cfg: MwrVecConfig, s: Scenario): { [k: string]: Json } {
     if (k === N_ERROR) mqError = true;
   }
   const sent = Array.from({ length: cfg.qps }, (_, j) => a.events.filter((e) => e.queue === `sq${j}` && e.kind !== 'wait').length);
-  return { rejected, posted: posted2, consumed, signals, mq_error: mqError, sent };
+  const completions: { [k: string]: Json } = {};
+  for (let c = 0; c < a.cqProduced[0]!.length; c++) if (a.cqProduced[0]![c]!.q > 0) completions[`cq${c}`] = a.cqProduced[0]![c]!.q;
+  return { rejected, posted: posted2, consumed, signals, mq_error: mqError, sent, completions, events: a.events.map((e) => ({ cycle: e.cycle, queue: e.queue, index: e.index, kind: e.kind })) };
+}
+
+interface SeenEvent {
+  cycle: number;
+  queue: string;
+  index: number;
+  kind: string;
+}
+
+/**
+ * Checks the DUT's executions against `out.order` (from the golden model): every entry named there
+ * ran exactly once and nothing else ran; each ran strictly after every event it names (an earlier
+ * entry, an MQ enable, the n-th completion of a CQ). Completions are read off the HCA's execution
+ * log: a receive CQ j gets one per send or RDMA write with immediate taken on QP j, the send CQ one
+ * per send or RDMA write the DUT's send queues executed.
+ */
+function checkOrder(cfg: MwrVecConfig, order: { [k: string]: Json }, events: SeenEvent[], miss: (m: string) => void): void {
+  const ran = new Map<string, number>();
+  const done = new Map<number, number[]>();
+  const complete = (cq: number, cycle: number): void => {
+    let l = done.get(cq);
+    if (!l) done.set(cq, (l = []));
+    l.push(cycle);
+  };
+  for (const e of events) {
+    if (e.queue.startsWith('in')) {
+      if (e.kind !== 'rdma_write') complete(Number(e.queue.slice(2)), e.cycle);
+      continue;
+    }
+    const key = `${e.queue}.${e.index}`;
+    const prev = ran.get(key);
+    if (prev !== undefined) miss(`order: ${key} ran twice (cycles ${prev} and ${e.cycle})`);
+    else ran.set(key, e.cycle);
+    if (!(key in order)) miss(`order: ${key} (${e.kind}) ran in cycle ${e.cycle}, which the golden model does not run`);
+    if (e.queue.startsWith('sq') && e.kind !== 'wait') complete(cfg.qps, e.cycle);
+  }
+  const cycleOf = (ev: string): number | string => {
+    const m = /^cq(\d+)#(\d+)$/.exec(ev);
+    if (m) {
+      const l = done.get(Number(m[1])) ?? [];
+      const n = Number(m[2]);
+      return n <= l.length ? l[n - 1]! : `CQ ${m[1]} got only ${l.length} completions`;
+    }
+    return ran.get(ev) ?? `${ev} never ran`;
+  };
+  for (const key of Object.keys(order).sort()) {
+    const t = ran.get(key);
+    if (t === undefined) {
+      miss(`order: ${key} never ran`);
+      continue;
+    }
+    const before = order[key];
+    if (!Array.isArray(before) || !before.every((x) => typeof x === 'string')) throw new InputError(`out.order.${key} must be a list of event names`);
+    for (const ev of before as string[]) {
+      const c = cycleOf(ev);
+      if (typeof c === 'string') miss(`order: ${key} ran in cycle ${t} but must follow ${ev}: ${c}`);
+      else if (c >= t) miss(`order: ${key} ran in cycle ${t}, not after ${ev} (cycle ${c})`);
+    }
+  }
 }
 
 function generate(cfg: MwrVecConfig, seed: number, count: number, produced?: RecordProduced): VectorRecord[] {
@@ -212,16 +278,23 @@ function generate(cfg: MwrVecConfig, seed: number, count: number, produced?: Rec
   return recs;
 }
 
+const OUT_FIELDS = ['rejected', 'posted', 'consumed', 'signals', 'mq_error', 'sent', 'order', 'completions'];
+
 function replay(cfg: MwrVecConfig, records: VectorRecord[]): ReplayOutcome[] {
   return records.map((rec) => {
     try {
+      for (const k of Object.keys(rec.out)) if (!OUT_FIELDS.includes(k)) throw new InputError(`line ${lineOf(rec)}: unknown field out.${k} (fields: ${OUT_FIELDS.join(', ')})`);
+      for (const k of OUT_FIELDS) if (rec.out[k] === undefined) throw new InputError(`line ${lineOf(rec)}: missing field out.${k}`);
+      const order = rec.out.order;
+      if (typeof order !== 'object' || order === null || Array.isArray(order)) throw new InputError(`line ${lineOf(rec)}: out.order must be an object`);
       const got = run(cfg, fromJson(rec, cfg));
       const mismatches: string[] = [];
-      for (const k of ['rejected', 'posted', 'consumed', 'signals', 'mq_error', 'sent']) {
+      for (const k of ['rejected', 'posted', 'consumed', 'signals', 'mq_error', 'sent', 'completions']) {
         const e = JSON.stringify(rec.out[k]);
         const g = JSON.stringify(got[k]);
         if (e !== g) mismatches.push(`out.${k}: expected ${e}, got ${g}`);
       }
+      checkOrder(cfg, order, got.events as unknown as SeenEvent[], (m) => mismatches.push(m));
       return { id: rec.id, ok: mismatches.length === 0, mismatches };
     } catch (e) {
       if (e instanceof InputError) throw e;
@@ -233,7 +306,7 @@ function replay(cfg: MwrVecConfig, records: VectorRecord[]): ReplayOutcome[] {
 export const block: VectorBlock<MwrVecConfig> = {
   name: 'mwr',
   description: 'CORE-Direct MWR posting rule and MQ task machine (two nodes): posted entries, executed counts, completions, errors',
-  generatorVersion: '1',
+  generatorVersion: '2',
   defaultConfig: () => ({ ...DEFAULTS }),
   parseConfig(raw) {
     for (const k of Object.keys(raw)) if (k !== 'qps' && k !== 'sqLength') throw new InputError(`config: unknown field '${k}' (fields: qps, sqLength)`);
