@@ -14,6 +14,8 @@ function params(f: Record<string, unknown>): Partial<GeminiParams> {
   const p: Partial<GeminiParams> = { ...FITTED_PARAMS };
   const ht = optNum(f as never, 'ht-gbs');
   if (ht !== undefined) p.htBytesPerCycle = (ht * 1e9) / GEMINI_DEFAULTS.clockHz;
+  const host = optNum(f as never, 'host-gbs');
+  if (host !== undefined) p.hostBytesPerCycle = (host * 1e9) / GEMINI_DEFAULTS.clockHz;
   const w = optNum(f as never, 'bte-window');
   if (w !== undefined) p.bteWindow = w;
   return p;
@@ -21,6 +23,7 @@ function params(f: Record<string, unknown>): Partial<GeminiParams> {
 
 const MODEL_FLAGS = [
   { name: 'ht-gbs', type: 'number' as const, min: 0.1, max: 100, help: 'HyperTransport GB/s per direction (default 10.4: HT3 x16 at 2.6 GHz)' },
+  { name: 'host-gbs', type: 'number' as const, min: 0.1, max: 1000, help: 'GB/s the host end of the HyperTransport link moves, NIC reads and writes together (default 10.4, the link rate)' },
   { name: 'bte-window', type: 'int' as const, min: 1, max: 4096, help: 'reads a BTE keeps outstanding (default 32)' },
 ];
 

@@ -7,13 +7,20 @@ export interface HostMemoryConfig {
   bytes: number;
   /** cycles from taking a read to its response being pushed (DRAM + northbridge; default 80) */
   readCycles: number;
+  /**
+   * data bytes per cycle the host end moves in total, reads and writes together (default Infinity:
+   * one transaction a cycle whatever its size). A transaction of b data bytes holds the port for
+   * b / bytesPerCycle cycles (fractional, like a Lane: exact over many transactions).
+   */
+  bytesPerCycle: number;
 }
 
-export const HOST_MEMORY_DEFAULTS: HostMemoryConfig = { bytes: 1 << 20, readCycles: 80 };
+export const HOST_MEMORY_DEFAULTS: HostMemoryConfig = { bytes: 1 << 20, readCycles: 80, bytesPerCycle: Infinity };
 
 /**
- * One node's memory as the NIC sees it through HyperTransport: takes one transaction per cycle
- * from `req` in order; a posted write updates the word (8-byte writes) at once; a read is answered
+ * One node's memory as the NIC sees it through HyperTransport: takes at most one transaction per
+ * cycle from `req` in order, and no more data than `bytesPerCycle` allows (reads and writes share
+ * that budget: the host end of the link, see docs/gemini.md); a posted write updates the word (8-byte writes) at once; a read is answered
  * on `resp` readCycles later, in order (a read sees every write taken before it); a write with
  * `ack` is acknowledged the same way; a completion write (MEM_NOTIFY) completes its owner in the
  * cycle it is taken. The host CPU's
@@ -26,6 +33,8 @@ export class HostMemory extends Component {
   readonly resp: Channel<MemReq>;
   readonly words: Uint32Array;
   private readonly pipe: Pipeline<MemReq>;
+  /** first cycle (fractional) the port is free again: the shared read/write data path */
+  private freeAt = 0;
   readonly stats: { reads: Counter; writes: Counter; readBytes: Counter; writeBytes: Counter };
 
   constructor(parent: Scope, name: string, cfg: Partial<HostMemoryConfig> = {}) {
@@ -33,12 +42,17 @@ export class HostMemory extends Component {
     const c = { ...HOST_MEMORY_DEFAULTS, ...cfg };
     if (!Number.isInteger(c.readCycles) || c.readCycles < 2) throw new RangeError(`${this.path}: readCycles must be an integer >= 2, got ${c.readCycles}`);
     if (!Number.isInteger(c.bytes) || c.bytes < 8 || c.bytes % 8 !== 0) throw new RangeError(`${this.path}: bytes must be a positive multiple of 8, got ${c.bytes}`);
+    if (!(c.bytesPerCycle > 0)) throw new RangeError(`${this.path}: bytesPerCycle must be > 0, got ${c.bytesPerCycle}`);
     this.cfg = c;
     this.req = new Channel<MemReq>(this, 'req', { capacity: 2, latency: 1 }).bindConsumer(this);
     this.resp = new Channel<MemReq>(this, 'resp', { capacity: 4, latency: 1 }).bindProducer(this);
     this.words = new Uint32Array(c.bytes / 4);
     this.pipe = new Pipeline<MemReq>(this, 'read_pipe', c.readCycles - 1);
     this.stats = { reads: this.counter('reads'), writes: this.counter('writes'), readBytes: this.counter('read_bytes'), writeBytes: this.counter('write_bytes') };
+  }
+
+  override reset(): void {
+    this.freeAt = 0;
   }
 
   /** Host CPU load of the 64-bit word at a byte address (little-endian halves). */
@@ -69,8 +83,10 @@ export class HostMemory extends Component {
         stalled = true;
       }
     }
-    if (!stalled && this.req.canPop()) {
+    const free = t >= this.freeAt;
+    if (!stalled && free && this.req.canPop()) {
       const m = this.req.pop();
+      this.freeAt = Math.max(t, this.freeAt) + Math.max(1, m.bytes / this.cfg.bytesPerCycle);
       const word = m.bytes === 8 && m.addr % 8 === 0 && m.addr >= 0 && m.addr + 8 <= this.cfg.bytes;
       if (m.kind === MEM_READ) {
         if (word) {
@@ -95,8 +111,8 @@ export class HostMemory extends Component {
         this.stats.writeBytes.inc(m.bytes);
       }
     }
-    if (stalled || this.req.canPop()) return t + 1;
-    const r = pipe.readyCycle();
+    if (stalled || (this.req.canPop() && t + 1 >= this.freeAt)) return t + 1;
+    const r = Math.min(pipe.readyCycle(), this.req.canPop() ? Math.ceil(this.freeAt) : Infinity);
     return r === Infinity ? NEVER : r;
   }
 }

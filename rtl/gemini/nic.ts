@@ -43,7 +43,7 @@ export class GeminiNic extends Component {
     readonly p: GeminiParams,
   ) {
     super(parent, name);
-    this.memory = new HostMemory(this, 'mem', { readCycles: p.memReadCycles, bytes: p.amo.memBytes ?? 1 << 20 });
+    this.memory = new HostMemory(this, 'mem', { readCycles: p.memReadCycles, bytes: p.amo.memBytes ?? 1 << 20, bytesPerCycle: p.hostBytesPerCycle });
     this.fma = new Fma(this, 'fma');
     this.bte = new Bte(this, 'bte', p.bteWindow);
     this.amo = new AmoUnit(this, 'amo', { ...p.amo, ports: 1 });

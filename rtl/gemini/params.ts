@@ -13,6 +13,12 @@ export interface GeminiParams {
   htBytesPerCycle: number;
   /** HyperTransport flight cycles per crossing (assumption: 65 cycles = 100 ns, SerDes, link and northbridge) */
   htFlightCycles: number;
+  /**
+   * data bytes per cycle the host end of the HyperTransport link (the Opteron's host bridge into
+   * the northbridge and memory) moves in total, NIC reads and NIC writes together (default 16, the
+   * link's own rate of one direction: 10.4 GB/s). Not fitted: see docs/gemini.md, intra-NIC.
+   */
+  hostBytesPerCycle: number;
   /** host memory read latency behind HyperTransport (assumption: 52 cycles = 80 ns, DDR3-1333 plus the northbridge) */
   memReadCycles: number;
   /** bytes per cycle of a NIC's network port, the Netlink and a router path (assumption: 16) */
@@ -41,6 +47,7 @@ export const GEMINI_DEFAULTS: GeminiParams = {
   clockHz: 650e6,
   htBytesPerCycle: 16,
   htFlightCycles: 65,
+  hostBytesPerCycle: 16,
   memReadCycles: 52,
   netBytesPerCycle: 16,
   netHeaderBytes: 16,
@@ -70,6 +77,6 @@ export function geminiParams(p: Partial<GeminiParams> = {}): GeminiParams {
   int('rxWindow', 1);
   int('pioThreshold', 1);
   int('netHeaderBytes', 0);
-  for (const k of ['clockHz', 'htBytesPerCycle', 'netBytesPerCycle'] as const) if (!(c[k] > 0)) throw new InputError(`Gemini parameters: ${k} must be > 0, got ${c[k]}`);
+  for (const k of ['clockHz', 'htBytesPerCycle', 'hostBytesPerCycle', 'netBytesPerCycle'] as const) if (!(c[k] > 0)) throw new InputError(`Gemini parameters: ${k} must be > 0, got ${c[k]}`);
   return c;
 }

@@ -37,6 +37,9 @@ describe('gemini table', () => {
     expect(s[2047]!.pio).toBe(true);
     expect(s[2048]!.pio).toBe(false);
     expect(s[2048]!.bandwidth_mb_s).toBeLessThan(s[2047]!.bandwidth_mb_s);
+    // issue 13 item 1: the intra-NIC bandwidths fall out of the shared host end, within 10 % (not fitted)
+    const rows = Object.fromEntries(j.rows.map((x) => [x.key, x]));
+    for (const k of ['put_bw_intra_nic', 'get_bw_intra_nic', 'put_bw_inter_nic', 'get_bw_inter_nic']) expect(Math.abs(rows[k]!.error_pct), k).toBeLessThan(10);
   });
 
   it('bad flags exit 2 naming the flag', async () => {
@@ -44,6 +47,9 @@ describe('gemini table', () => {
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--ht-gbs/);
     expect((await cli('gemini', 'table', '--colour', 'red')).code).toBe(2);
+    const h = await cli('gemini', 'table', '--host-gbs', '0');
+    expect(h.code).toBe(2);
+    expect(h.err).toMatch(/--host-gbs/);
   });
 });
 

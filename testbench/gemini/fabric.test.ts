@@ -4,7 +4,9 @@
  * and the calibration (the checked-in parameters are a local minimum of the fit).
  */
 import { describe, expect, it } from 'vitest';
-import { Simulator } from '../../rtl/kernel/index.ts';
+import { type Channel, Component, Simulator } from '../../rtl/kernel/index.ts';
+import { HostMemory } from '../../rtl/gemini/hostMemory.ts';
+import { MEM_READ, MEM_WRITE, MemReq } from '../../rtl/gemini/types.ts';
 import { AMO_ADD, AMO_ERR_ALIGN, AMO_FADD, AMO_OK } from '../../rtl/gemini/amo/ops.ts';
 import { GEMINI_FITTED, geminiParams } from '../../rtl/gemini/params.ts';
 import { GeminiSystem } from '../../rtl/gemini/system.ts';
@@ -85,6 +87,68 @@ describe('transfers', () => {
     const wire = (6 * 650e6) / 1e6; // MB/s of one direction
     expect(intra).toBeLessThan((wire * 64) / 80);
     expect(inter).toBeLessThan((wire * 64) / 68);
+  });
+  it('with the default parameters the intra-NIC limit falls out of the host end of the link: reads of the source and writes of the destination share it (issue 13 item 1)', () => {
+    const bytes = 262144;
+    const host = (FITTED_PARAMS.hostBytesPerCycle ?? geminiParams().hostBytesPerCycle) * 650; // MB/s the host end moves, reads and writes together
+    const put = { kind: 'put', placement: 'intra-nic', bytes } as const;
+    const get = { kind: 'get', placement: 'intra-nic', bytes } as const;
+    const inter = runCall(FITTED_PARAMS, { ...put, placement: 'inter-nic' }).bandwidth_mb_s;
+    for (const spec of [put, get]) {
+      const bw = runCall(FITTED_PARAMS, spec).bandwidth_mb_s;
+      // every payload byte crosses the host end twice (read, then written back): at most half its rate
+      expect(bw).toBeLessThan(host / 2);
+      expect(bw).toBeGreaterThan(0.9 * (host / 2));
+      expect(bw / inter).toBeLessThan(0.8);
+      // independent directions at the host end (the previous model): intra close to inter again
+      const free = runCall({ ...FITTED_PARAMS, hostBytesPerCycle: Infinity }, spec).bandwidth_mb_s;
+      expect(free / inter).toBeGreaterThan(0.95);
+    }
+    // inter-NIC moves each byte through one host end once: not limited by it
+    expect(inter).toBeLessThan(host);
+    expect(runCall({ ...FITTED_PARAMS, hostBytesPerCycle: Infinity }, { ...put, placement: 'inter-nic' }).bandwidth_mb_s).toBeCloseTo(inter, 0);
+  });
+
+  it("the host end's transactions hold it for their data bytes at bytesPerCycle, reads and writes alike; one a cycle without the limit", () => {
+    /** the cycles in which the host memory took 12 transactions (64-byte reads and writes alternating, 8-byte ones last) offered back to back */
+    const taken = (bytesPerCycle: number): number[] => {
+      const sim = new Simulator();
+      class Feeder extends Component {
+        readonly out: Channel<MemReq>;
+        readonly sink: Channel<MemReq>;
+        private sent = 0;
+        constructor(mem: HostMemory) {
+          super(sim, 'feeder');
+          this.out = mem.req.bindProducer(this);
+          this.sink = mem.resp.bindConsumer(this);
+        }
+        tick(t: number): number {
+          if (this.sink.canPop()) this.sink.pop();
+          if (this.sent < 12 && this.out.canPush()) {
+            const m = new MemReq();
+            m.kind = this.sent % 2 === 0 ? MEM_READ : MEM_WRITE;
+            m.bytes = this.sent >= 10 ? 8 : 64;
+            m.addr = 64 * this.sent;
+            this.out.push(m);
+            this.sent++;
+          }
+          return t + 1;
+        }
+      }
+      const mem = new HostMemory(sim, 'mem', { readCycles: 4, bytesPerCycle });
+      new Feeder(mem);
+      const before = mem.stats.reads.value + mem.stats.writes.value;
+      const seen: number[] = [];
+      for (let t = 0; t < 200 && seen.length < 12; t++) {
+        sim.step(1);
+        const n = mem.stats.reads.value + mem.stats.writes.value - before;
+        while (seen.length < n) seen.push(sim.cycle);
+      }
+      return seen;
+    };
+    const gaps = (c: number[]): number[] => c.slice(1).map((x, i) => x - c[i]!);
+    expect(gaps(taken(16))).toEqual([4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 1]); // 64 B at 16 B/cycle: 4 cycles each; 8 B: one cycle
+    expect(gaps(taken(Infinity)).every((g) => g === 1)).toBe(true);
   });
 });
 
