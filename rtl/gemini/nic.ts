@@ -49,7 +49,7 @@ export class GeminiNic extends Component {
     this.amo = new AmoUnit(this, 'amo', { ...p.amo, ports: 1 });
     this.amo.memRoute = ROUTE_AMO;
     this.rx = new NicRx(this, 'rx', { req: this.amo.req[0]!, resp: this.amo.resp[0]! }, p.rxWindow);
-    const toHost: Channel<MemReq>[] = [this.amo.memReq, this.bte.memReq, this.rx.memReq];
+    const toHost: Channel<MemReq>[] = [this.amo.memReq, this.bte.memReq, this.rx.memReq, this.fma.statusOut];
     const toNic: Channel<MemReq>[] = [this.memory.resp, this.fma.pioOut, this.bte.pioOut];
     // outputs indexed by route: ROUTE_AMO, ROUTE_BTE, ROUTE_RX, ROUTE_FMA_PIO, ROUTE_BTE_PIO
     const nicOut: Channel<MemReq>[] = [this.amo.memResp, this.bte.memResp, this.rx.memResp, this.fma.pioIn, this.bte.pioIn];
@@ -65,9 +65,9 @@ export class GeminiNic extends Component {
     );
   }
 
-  /** Start a transfer (a blocking DMAPP call's hardware part): FMA below the PIO threshold, else BTE. */
+  /** Start a transfer (a blocking DMAPP call's hardware part): FMA below the PIO threshold and for strided transfers (one FMA transaction per element), else BTE. */
   start(x: Transfer): boolean {
-    x.pio = x.bytes < this.p.pioThreshold || x.amo !== null;
+    x.pio = x.bytes < this.p.pioThreshold || x.amo !== null || x.elemBytes > 0;
     const ch = x.pio ? this.fma.cmd : this.bte.cmd;
     if (!ch.canPush()) return false;
     x.issueCycle = this.sim.cycle;

@@ -10,7 +10,7 @@ import { type AmoReq, MEM_NOTIFY, MEM_READ, MEM_WRITE, MemReq, NET_AMO_REQ, NET_
  * | --- | --- | --- |
  * | PUT_DATA | target | posted HT write of the payload; the last one asks for an acknowledgement, which sends PUT_ACK back |
  * | PUT_ACK | initiator | completion write (8 bytes) to host memory: the put is done when host memory takes it |
- * | GET_REQ | target | queued; the data is read from host memory (64-byte reads or one per element, at most `window` outstanding) and each read returns as a GET_DATA packet |
+ * | GET_REQ | target | queued; the data is read from host memory (64-byte reads, or the one element a strided get's request names; at most `window` outstanding) and each read returns as a GET_DATA packet |
  * | GET_DATA | initiator | HT write of the payload; the last one is the completion write |
  * | AMO_REQ | target | handed to the AMO unit; its response returns as AMO_RESP (8 bytes of payload when fetching) |
  * | AMO_RESP | initiator | completion write (8 bytes, the fetched value) |
@@ -37,8 +37,11 @@ export class NicRx extends Component {
   private readonly amoResp: Channel<AmoReq>;
   /** AMO requests in the unit, oldest first (the unit answers in order) */
   private readonly amoXfers: Transfer[] = [];
-  /** gets whose reads are still to be issued, oldest first */
+  /** get requests whose reads are still to be issued, oldest first: the transfer and its pieces [start, end) (a strided get's element request: one piece) */
   private readonly gets: Transfer[] = [];
+  private readonly getStart: number[] = [];
+  private readonly getEnd: number[] = [];
+  /** reads of the head request issued so far */
   private getNext = 0;
   private getOut = 0;
   /** reads and acknowledged writes whose response has not been taken (at most the response buffer: HT credits) */
@@ -71,6 +74,8 @@ export class NicRx extends Component {
   override reset(): void {
     this.amoXfers.length = 0;
     this.gets.length = 0;
+    this.getStart.length = 0;
+    this.getEnd.length = 0;
     this.getNext = 0;
     this.getOut = 0;
     this.pickReq = 0;
@@ -102,25 +107,28 @@ export class NicRx extends Component {
     }
     // 3. one get read
     const g = this.gets[0];
-    if (!memUsed && g !== undefined && this.getNext < g.packets && this.getOut < this.window && this.memOut < this.memCredits && this.memReq.canPush()) {
+    if (!memUsed && g !== undefined && this.getOut < this.window && this.memOut < this.memCredits && this.memReq.canPush()) {
       this.memOut++;
+      const piece = this.getStart[0]! + this.getNext;
       const m = new MemReq();
       m.kind = MEM_READ;
       m.route = ROUTE_RX;
       m.owner = g;
-      m.tag = this.getNext;
-      m.bytes = g.packetBytes(this.getNext);
+      m.tag = piece;
+      m.bytes = g.packetBytes(piece);
       this.memReq.push(m);
       this.getNext++;
       this.getOut++;
       this.stats.reads.inc();
-      if (this.getNext === g.packets) {
-        this.gets.shift(); // all its reads are out; the next get starts at piece 0
+      if (piece + 1 === this.getEnd[0]) {
+        this.gets.shift(); // all its reads are out
+        this.getStart.shift();
+        this.getEnd.shift();
         this.getNext = 0;
       }
     }
     if (this.netReq.canPop() || this.loopReq.canPop() || this.netResp.canPop() || this.loopResp.canPop() || this.memResp.canPop() || this.amoResp.canPop()) return t + 1;
-    if (g !== undefined && this.getNext < g.packets && this.getOut < this.window) return t + 1;
+    if (this.gets.length > 0 && this.getOut < this.window) return t + 1;
     return NEVER;
   }
 
@@ -169,6 +177,8 @@ export class NicRx extends Component {
       }
       case NET_GET_REQ:
         this.gets.push(x);
+        this.getStart.push(p.elem < 0 ? 0 : p.elem);
+        this.getEnd.push(p.elem < 0 ? x.packets : p.elem + 1);
         return true;
       case NET_AMO_REQ:
         if (!this.amoReq.canPush()) return false;

@@ -66,6 +66,8 @@ export interface Completion {
 export const MEM_NOTIFY = 2;
 /** the host-CPU's stores into the NIC (PIO data, FMA/BTE descriptors), host-to-NIC only */
 export const MEM_PIO = 3;
+/** the host CPU's uncached read of an FMA status register, host-to-NIC (the FMA answers with a MEM_NOTIFY to the CPU) */
+export const MEM_PIO_READ = 4;
 
 export const XFER_PUT = 0;
 export const XFER_GET = 1;
@@ -125,6 +127,8 @@ export class NetPkt {
   bytes = 0;
   /** last packet of its transfer */
   last = false;
+  /** GET_REQ: the one element of a strided get it asks for (-1: the whole transfer) */
+  elem = -1;
   xfer: Transfer | null = null;
 }
 

@@ -70,6 +70,23 @@ describe('transfers', () => {
     }
   });
 
+  it('a strided transfer goes through the FMA one element at a time: a descriptor and a status read per element, each element an HT round trip of the CPU (issue 13 item 2)', () => {
+    for (const kind of ['put', 'get'] as const) {
+      const spec = { kind, placement: 'inter-asic', bytes: 64 * 256, elemBytes: 64, stride: 128 } as const;
+      const { sys, pio } = run(spec);
+      expect(pio).toBe(true);
+      expect(sys.nic(0, 0).fma.stats.statusReads.value).toBe(256);
+      expect(sys.nic(0, 0).fma.stats.packets.value).toBe(256); // one PUT_DATA or GET_REQ per element
+      const c = runCall(FITTED_PARAMS, spec);
+      const flight = geminiParams(FITTED_PARAMS).htFlightCycles;
+      expect(c.cycles / 256).toBeGreaterThan(2 * flight); // the status read's request and answer each cross HT
+      expect(c.cycles / 256).toBeLessThan(2 * flight + 30);
+      // the round trip is what limits it: longer HT flights, proportionally slower
+      const slow = runCall({ ...FITTED_PARAMS, htFlightCycles: 2 * flight }, spec);
+      expect(slow.cycles / c.cycles).toBeGreaterThan(1.8);
+    }
+  });
+
   it('a strided transfer moves one packet per element', () => {
     const { sys } = run({ kind: 'put', placement: 'inter-nic', bytes: 16 * 40, elemBytes: 16, stride: 128 });
     expect(sys.nic(0, 0).fma.stats.packets.value).toBe(40);
