@@ -31,7 +31,7 @@ export function bisectRuns(lo: number, hi: number): number {
   return runs;
 }
 
-function bisect(f: (x: number) => number, target: number, lo: number, hi: number): { x: number; runs: number } {
+export function bisect(f: (x: number) => number, target: number, lo: number, hi: number): { x: number; runs: number } {
   let runs = 0;
   while (hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2);

@@ -79,3 +79,23 @@ describe('coredirect hang-check', () => {
     expect(bad.err).toMatch(/--absent: '12' is not a rank in \[0, 12\)/);
   });
 });
+
+describe('coredirect host-share (issue 13 item 5)', () => {
+  it('with the latency held at the seed\'s 32 us, a larger host CPU share lowers the work-loop availability at 64 processes below 100 %', async () => {
+    const r = await cli('coredirect', 'host-share', '--post-task-ns', '600', '--json');
+    expect(r.code).toBe(0);
+    const row = (JSON.parse(r.out) as { rows: { post_task_ns: number; task_ns: number; raw_us: number; host_share: number; work_loop_availability: number; test_loop_availability: number }[] }).rows[0]!;
+    expect(row.post_task_ns).toBe(600);
+    expect(Math.abs(row.raw_us - 32) / 32).toBeLessThan(0.02); // taskNs refitted
+    expect(row.task_ns).toBeLessThan(139); // the HCA's share went down by what the host's went up
+    expect(row.host_share).toBeGreaterThan(0.2);
+    expect(row.work_loop_availability).toBeLessThan(1);
+    expect(row.work_loop_availability).toBeGreaterThanOrEqual(0.7);
+  });
+
+  it('a bad value exits 2 naming the flag', async () => {
+    const r = await cli('coredirect', 'host-share', '--post-task-ns', '60,lots');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--post-task-ns: 'lots'/);
+  });
+});
