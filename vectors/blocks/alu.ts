@@ -19,6 +19,7 @@
  */
 import fc from 'fast-check';
 import { InputError } from '../../rtl/kernel/errors.ts';
+import { aluLaneTable } from '../readmemh-alu-lanes.ts';
 import { goldenReduce } from '../../models/alu/golden.ts';
 import { Rng } from '../../rtl/kernel/index.ts';
 import { type AluHeader, type AluParams, checkAluParams, DEFAULT_ALU_PARAMS } from '../../rtl/sharp/alu/alu.ts';
@@ -458,13 +459,16 @@ function headerFields(h: AluHeader): bigint[] {
   return [code(DATA_TYPES, h.type), code(OPS, h.op), code(DATA_TYPES, h.indexType), BigInt(h.count), BigInt(h.children), code(ROUNDINGS, h.rounding), h.ftz ? 1n : 0n, h.wide ? 1n : 0n];
 }
 
+/** ALU status codes by code (AluError), for the results table's `status` field. */
+const STATUS_CODES: readonly string[] = Array.from({ length: Math.max(...Object.values(AluError)) + 1 }, (_, c) => ALU_ERROR_NAMES[c] ?? `unused_${c}`);
+
 const HEADER_LAYOUT = [
-  { name: 'type', width: 4 },
-  { name: 'op', width: 4 },
-  { name: 'index_type', width: 4 },
+  { name: 'type', width: 4, codes: DATA_TYPES },
+  { name: 'op', width: 4, codes: OPS },
+  { name: 'index_type', width: 4, codes: DATA_TYPES },
   { name: 'count', width: 16 },
   { name: 'children', width: 8 },
-  { name: 'rounding', width: 3 },
+  { name: 'rounding', width: 3, codes: ROUNDINGS },
   { name: 'ftz', width: 1 },
   { name: 'wide', width: 1 },
 ];
@@ -540,7 +544,7 @@ export const block: VectorBlock<AluVecConfig> = {
         { name: 'op_id', width: 32 },
         { name: 'seed_id', width: 32 },
         { name: 'operands', width: 8 },
-        { name: 'status', width: 8 },
+        { name: 'status', width: 8, codes: STATUS_CODES },
         { name: 'flags', width: 8 },
         { name: 'length', width: 16 },
         { name: 'data', width: 2048 },
@@ -548,5 +552,6 @@ export const block: VectorBlock<AluVecConfig> = {
       ],
       rows: resultRows,
     },
+    aluLaneTable,
   ],
 };

@@ -232,7 +232,7 @@ export const block: VectorBlock<AmoVecConfig> = {
       name: 'ops',
       layout: [
         { name: 'port', width: 10 },
-        { name: 'op', width: 8 },
+        { name: 'op', width: 8, codes: AMO_NAMES },
         { name: 'addr', width: 48 },
         { name: 'size', width: 7 },
         { name: 'a', width: 64 },
@@ -240,7 +240,7 @@ export const block: VectorBlock<AmoVecConfig> = {
         { name: 'issue', width: 32 },
         { name: 'accept', width: 32 },
         { name: 'resp', width: 32 },
-        { name: 'status', width: 3 },
+        { name: 'status', width: 3, codes: AMO_STATUS_NAMES },
         { name: 'old', width: 64 },
         { name: 'hit', width: 1 },
         { name: 'wb_valid', width: 1 },

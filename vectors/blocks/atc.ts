@@ -332,13 +332,13 @@ export const block: VectorBlock<AtcVecConfig> = {
     {
       name: 'ops',
       layout: [
-        { name: 'op', width: 2 },
+        { name: 'op', width: 2, codes: Object.entries(opCode).sort((x, y) => Number(x[1] - y[1])).map(([n]) => n) }, // by code: the package's ATC_OPS_OP_*
         { name: 'addr', width: 56 },
         { name: 'physical', width: 1 },
         { name: 'arg', width: 56 },
         { name: 'valid', width: 1 },
         { name: 'issue', width: 32 },
-        { name: 'status', width: 3 },
+        { name: 'status', width: 3, codes: ATC_STATUS_NAMES },
         { name: 'pa', width: 56 },
         { name: 'evicted_valid', width: 1 },
         { name: 'evicted', width: 40 },
