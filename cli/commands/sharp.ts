@@ -10,6 +10,7 @@ import { FAULT_SCENARIOS, faultReportProblems, OTHER_JOB_PLACEMENTS, runFaultSce
 import { jobsDefaultCapNs, runJobs } from '../../experiments/sharp/jobs.ts';
 import { allreduceDefaultCap, runAllreduce } from '../../experiments/sharp/scenario.ts';
 import type { DistMode } from '../../rtl/sharp/packet/index.ts';
+import { WAVEDROM_FLAGS, waveformRequest } from '../waveforms.ts';
 
 const MAX_HOSTS = 11664;
 
@@ -105,7 +106,8 @@ host received is hashed into result_sha256, which --skew-seed never changes.`,
       { name: 'iterations', type: 'int', default: 10, min: 1, max: 1000000, help: 'measured iterations (memory does not grow with it)' },
       { name: 'data-seed', type: 'int', default: 7, min: 0, max: 0xffffffff, help: 'seed of the operands' },
       { name: 'max-cycles', type: 'int', min: 1, max: 1e15, help: 'simulated-cycle cap of the run (default 50,000,000 + iterations x (20,000 + 64 x bytes)); reaching it fails the run (exit 1)' },
-      { name: 'vcd', type: 'string', output: true, help: 'write a VCD of the aggregation nodes of the group' },
+      { name: 'vcd', type: 'string', output: true, help: 'write a VCD of the aggregation nodes of the group (and its GTKWave save file, .gtkw, next to it)' },
+      ...WAVEDROM_FLAGS,
     ],
     run(f, io) {
       const hosts = num(f, 'hosts');
@@ -115,11 +117,12 @@ host received is hashed into result_sha256, which --skew-seed never changes.`,
       const elem = elementBytes(type, op, 'i32');
       if (bytes % elem !== 0) throw new UsageError(`--bytes ${bytes} is not a multiple of the ${type} ${op} element size (${elem} bytes)`);
       if (validateHeader(type, op, 0, 1, 'i32') === AluError.TYPE_OP) throw new UsageError(`--op ${op} is not defined for --type ${type}`);
+      const waves = waveformRequest(f);
       const fabric = new Fabric(hosts <= 128 ? { hosts: 128 } : { topology: largeSpec(hosts) });
       const allreduceCap = optNum(f, 'max-cycles') ?? allreduceDefaultCap(num(f, 'iterations'), bytes);
       const r = withProgress(io, { label: 'sharp allreduce', total: hosts * (num(f, 'iterations') + 2), unit: 'calls', capFlag: '--max-cycles', cap: allreduceCap }, (update) => runAllreduce({
         fabric, hosts, bytes, op, type, dist: str(f, 'dist') as DistMode,
-        skewSeed: num(f, 'skew-seed'), skewMaxNs: num(f, 'skew-ns'), iterations: num(f, 'iterations'), dataSeed: num(f, 'data-seed'), vcd: optStr(f, 'vcd'), maxCycles: allreduceCap, onProgress: update,
+        skewSeed: num(f, 'skew-seed'), skewMaxNs: num(f, 'skew-ns'), iterations: num(f, 'iterations'), dataSeed: num(f, 'data-seed'), vcd: waves.vcd, wavedrom: waves.wavedrom, maxCycles: allreduceCap, onProgress: update,
       }));
       const out = { hosts: r.hosts, bytes: r.bytes, latency_us: Number(r.latency_us.toFixed(4)), cycles: r.cycles, ok: r.ok, result_sha256: r.result_sha256 };
       if (bool(f, 'json')) io.out(JSON.stringify(out) + '\n');

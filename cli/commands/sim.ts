@@ -3,7 +3,8 @@ import { withProgress } from '../progress.ts';
 
 const RING_CHUNK = 1 << 16;
 import { buildRing } from '../../rtl/examples/ring.ts';
-import { fileSink, LineTracer, VcdTracer } from '../../rtl/kernel/index.ts';
+import { LineTracer } from '../../rtl/kernel/index.ts';
+import { attachWaveforms, WAVEDROM_FLAGS, waveformRequest } from '../waveforms.ts';
 
 export const commands: CommandSpec[] = [
   {
@@ -11,18 +12,22 @@ export const commands: CommandSpec[] = [
     summary: "the kernel's benchmark ring: a token per cycle through N stages with 16-entry FIFOs",
     details: `Stage 0 emits one token per cycle (data = cycle number); each stage holds a 16-entry FIFO
 and forwards one token per cycle with data + 1 over a one-cycle channel; the tokens come back to
-stage 0, which checks every one equals its emitted value + N. Optional VCD (GTKWave) or line trace.`,
+stage 0, which checks every one equals its emitted value + N. Optional VCD with a GTKWave save
+file next to it (FILE.gtkw: the signals grouped by stage), WaveDrom JSON of a window of cycles, or
+a line trace.`,
     flags: [
       { name: 'stages', type: 'int', default: 8, min: 1, max: 1_000_000, help: 'number of stages' },
       { name: 'cycles', type: 'int', default: 100, min: 0, max: 1e9, help: 'cycles to simulate' },
       { name: 'no-skipping', type: 'bool', help: 'evaluate every component every cycle' },
-      { name: 'vcd', type: 'string', output: true, help: 'write a VCD file' },
+      { name: 'vcd', type: 'string', output: true, help: 'write a VCD file (and its GTKWave save file, .gtkw, next to it)' },
+      ...WAVEDROM_FLAGS,
+      { name: 'include', type: 'string', help: 'comma-separated component paths (or globs) to trace in --vcd/--wavedrom (default all)' },
       { name: 'trace', type: 'bool', help: 'print a line trace (one line per cycle)' },
     ],
     run(f, io) {
       const ring = buildRing(num(f, 'stages'), { skipping: !bool(f, 'no-skipping') });
-      const vcd = optStr(f, 'vcd');
-      if (vcd !== undefined) new VcdTracer(ring.sim, fileSink(vcd));
+      const inc = optStr(f, 'include');
+      attachWaveforms(ring.sim, waveformRequest(f), inc === undefined ? undefined : inc.split(','), `sim ring: ${num(f, 'stages')} stages`);
       if (bool(f, 'trace')) new LineTracer(ring.sim, { write: (t) => io.out(t), close: () => {} });
       const cycles = num(f, 'cycles');
       withProgress(io, { label: 'sim ring', total: cycles, unit: 'cycles' }, (update) => {

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { goldenTreeReduce } from '../../models/sharp/golden.ts';
-import { Rng, VcdTracer, fileSink } from '../../rtl/kernel/index.ts';
+import { fileSink, Rng, vcdWithSaveFile, WaveDromTracer } from '../../rtl/kernel/index.ts';
 import { seedIdOf } from '../../rtl/sharp/an.ts';
 import { type DataType, elementBytes, type IndexType, isFloat, type Op, type Rounding, TYPE_BYTES } from '../../rtl/sharp/alu/types.ts';
 import { Fabric, type FabricConfig } from '../../rtl/sharp/fabric.ts';
@@ -81,7 +81,13 @@ export interface AllreduceOptions {
   group?: number;
   tree?: number;
   maxOps?: number;
+  /** a VCD of the group's aggregation nodes, and its GTKWave save file next to it (rtl/kernel/gtkw.ts) */
   vcd?: string;
+  /**
+   * WaveDrom JSON of the group's aggregation nodes over cycles from .. to-1 counted from the start
+   * of the loop (the fabric has settled by then; the diagram's tick labels are absolute cycles, as in the VCD)
+   */
+  wavedrom?: { path: string; from: number; to: number };
   /** simulated-cycle cap of the whole loop (default `allreduceDefaultCap`): SimulationLimitError when reached */
   maxCycles?: number;
   /** progress: called as calls complete and between chunks of simulated cycles with (calls completed, calls in the run) */
@@ -155,8 +161,9 @@ export class AllreduceLoop {
     const plan = fabric.am.createGroup(job, group, o.tree ?? 0, this.members, { maxOps: o.maxOps ?? 8 });
     this.plan = plan;
     fabric.settle();
-    const vcdSink = o.vcd ? fileSink(o.vcd) : null;
-    if (vcdSink) new VcdTracer(sim, vcdSink, { include: [...plan.ans.keys()].map((id) => fabric.topo.nodes[id]!.name) });
+    const include = [...plan.ans.keys()].map((id) => fabric.topo.nodes[id]!.name);
+    if (o.vcd) vcdWithSaveFile(sim, o.vcd, { include });
+    if (o.wavedrom) new WaveDromTracer(sim, fileSink(o.wavedrom.path), { from: sim.cycle + o.wavedrom.from, to: sim.cycle + o.wavedrom.to, include, title: `sharp allreduce: ${o.hosts} hosts, ${o.bytes} B` });
     const dataRng = new Rng(o.dataSeed ?? 7);
     const skewRng = new Rng(o.skewSeed ?? 1);
     const skewMax = fabric.cycles(o.skewMaxNs ?? 0);

@@ -64,6 +64,35 @@ export interface ChannelOptions {
   latency?: number;
 }
 
+/** Options of an object channel or FIFO: what its traced `head` signal shows of the head entry. */
+export interface TraceHeadOptions<T> {
+  /**
+   * The number the VCD's `head` signal (64 bits) shows for the entry at the head (0 while empty);
+   * without it an object queue shows `head_seq` instead: the 0-based number, in push order since
+   * reset, of the entry at the head (the next to arrive while empty).
+   */
+  traceHead?: (entry: T) => number | bigint;
+}
+
+/** Options of a FIFO. */
+export interface FifoOptions<T = number> extends TraceHeadOptions<T> {
+  /** Its name in traces, under its owner's path (default `fifo0`, `fifo1`, ... in construction order per owner). */
+  name?: string;
+}
+
+/**
+ * A queue's traceHead, held as a method so that the queue's type stays covariant in its entry type
+ * (a Channel<Sub> may still be passed where a Channel<Base> is expected).
+ */
+interface HeadOf<T> {
+  head(entry: T): number | bigint;
+}
+
+/** A head value as a 64-bit VCD vector. */
+function head64(v: number | bigint): bigint {
+  return typeof v === 'bigint' ? BigInt.asUintN(64, v) : BigInt.asUintN(64, BigInt(Math.trunc(Number.isFinite(v) ? v : 0)));
+}
+
 /**
  * The fields of a ring, shared by channels and FIFOs: slot i is at first + i * stride (its stamp,
  * then the payload of a numeric queue); `hd` is the position of the head slot, `tl` that of the tail
@@ -501,7 +530,7 @@ export class NumChannel extends ChannelCore {
 
   protected override makeSignals(): Signal[] {
     const s = super.makeSignals();
-    s.push({ name: 'head', width: 64, get: () => (this.held() > 0 ? BigInt.asUintN(64, BigInt(Math.trunc(SLAB[this.hd + 1]!))) : 0n) });
+    s.push({ name: 'head', width: 64, get: () => (this.held() > 0 ? head64(SLAB[this.hd + 1]!) : 0n) });
     return s;
   }
 
@@ -552,6 +581,8 @@ class Payloads<T> {
   private readonly data: (T | undefined)[];
   private hi = 0;
   private ti = 0;
+  /** entries taken since the last clear: the number of the entry at the head */
+  taken = 0;
   constructor(private readonly capacity: number) {
     this.data = new Array<T | undefined>(capacity).fill(undefined);
   }
@@ -568,22 +599,37 @@ class Payloads<T> {
     const v = this.data[i] as T;
     this.data[i] = undefined; // the queue holds no reference to what it delivered
     this.hi = i + 1 === this.capacity ? 0 : i + 1;
+    this.taken++;
     return v;
   }
   clear(): void {
     this.data.fill(undefined);
     this.hi = 0;
     this.ti = 0;
+    this.taken = 0;
+  }
+  /** The traced head signal of an object queue holding `held` entries (see TraceHeadOptions). */
+  headSignal(held: () => number, trace: HeadOf<T> | undefined): Signal {
+    if (trace) return { name: 'head', width: 64, get: () => (held() > 0 ? head64(trace.head(this.data[this.hi] as T)) : 0n) };
+    return { name: 'head_seq', width: 32, get: () => this.taken };
   }
 }
 
 /** Channel of typed payload objects (packets, requests). Slots are preallocated; payload objects are the caller's. */
 export class Channel<T> extends ChannelCore {
   private declare readonly data: Payloads<T>;
+  private declare readonly traceHead: HeadOf<T> | undefined;
 
-  constructor(parent: Scope, name: string, opts: ChannelOptions = {}) {
+  constructor(parent: Scope, name: string, opts: ChannelOptions & TraceHeadOptions<T> = {}) {
     super(parent, name, opts, 1);
     this.data = new Payloads<T>(this.capacity);
+    this.traceHead = opts.traceHead ? { head: opts.traceHead } : undefined;
+  }
+
+  protected override makeSignals(): Signal[] {
+    const s = super.makeSignals();
+    s.push(this.data.headSignal(() => this.held(), this.traceHead));
+    return s;
   }
 
   protected clearData(): void {
@@ -632,8 +678,10 @@ abstract class FifoCore {
   protected declare readonly sim: Simulator;
   /** @internal */
   declare readonly owner: Component;
+  /** @internal trace state (cold): name under the owner, selected by a tracer, signals built on first use */
+  declare readonly _trace: { name: string; traced: boolean; sigs: Signal[] | null };
 
-  constructor(owner: Component, capacity: number, stride: number) {
+  constructor(owner: Component, capacity: number, stride: number, name: string | undefined) {
     checkCapacity(owner.path, 'FIFO', capacity);
     this.hd = 0;
     this.tl = 0;
@@ -646,8 +694,31 @@ abstract class FifoCore {
     this.capacity = capacity;
     this.sim = owner.sim;
     this.owner = owner;
+    this._trace = { name: name ?? fifoName(owner), traced: false, sigs: null };
     placeRing(this, this.sim);
     owner.sim._registerState(this);
+    owner.sim._registerUnit(this);
+  }
+
+  /** Its trace path: `<owner path>.<name>` (a scope of its own in a VCD, under its owner's). */
+  get path(): string {
+    return `${this.owner.path}.${this._trace.name}`;
+  }
+  get _traced(): boolean {
+    return this._trace.traced;
+  }
+  set _traced(v: boolean) {
+    this._trace.traced = v;
+  }
+  /** Traceable signals: `count` (entries held at the end of the cycle) and the head entry. */
+  get _signals(): Signal[] {
+    return (this._trace.sigs ??= [{ name: 'count', width: 32, get: () => this.n }, this.headSignal()]);
+  }
+  protected abstract headSignal(): Signal;
+  /** @internal a tracer selected this FIFO: it changes only when its owner runs, so trace the owner */
+  _markTraced(): void {
+    this._trace.traced = true;
+    this.owner._traced = true;
   }
 
   /** @internal after a push in cycle t to a ring below capacity: grow if no slot can be filled in t (see growRing) */
@@ -713,6 +784,14 @@ abstract class FifoCore {
   }
 }
 
+const fifoCounts = new WeakMap<Component, number>();
+/** `fifo<k>`: the owner's k-th FIFO without a name. */
+function fifoName(owner: Component): string {
+  const k = fifoCounts.get(owner) ?? 0;
+  fifoCounts.set(owner, k + 1);
+  return `fifo${k}`;
+}
+
 function fifoFull(f: FifoCore): never {
   throw new Error(`${f.owner.path}: FIFO push while full`);
 }
@@ -722,8 +801,11 @@ function fifoEmpty(f: FifoCore): never {
 }
 
 export class NumFifo extends FifoCore {
-  constructor(owner: Component, capacity: number) {
-    super(owner, capacity, 2);
+  constructor(owner: Component, capacity: number, opts: { name?: string } = {}) {
+    super(owner, capacity, 2, opts.name);
+  }
+  protected headSignal(): Signal {
+    return { name: 'head', width: 64, get: () => (this.n > 0 ? head64(SLAB[this.hd + 1]!) : 0n) };
   }
   // push and pop repeat claim/release flat (see NumChannel)
   push(v: number): void {
@@ -757,9 +839,14 @@ export class NumFifo extends FifoCore {
 
 export class Fifo<T> extends FifoCore {
   private declare readonly data: Payloads<T>;
-  constructor(owner: Component, capacity: number) {
-    super(owner, capacity, 1);
+  private declare readonly traceHead: HeadOf<T> | undefined;
+  constructor(owner: Component, capacity: number, opts: FifoOptions<T> = {}) {
+    super(owner, capacity, 1, opts.name);
     this.data = new Payloads<T>(capacity);
+    this.traceHead = opts.traceHead ? { head: opts.traceHead } : undefined;
+  }
+  protected headSignal(): Signal {
+    return this.data.headSignal(() => this.n, this.traceHead);
   }
   push(v: T): void {
     this.claim();

@@ -15,6 +15,16 @@ interface Traced {
   last: SignalValue | null;
 }
 
+/** A signal best read in decimal (occupancies, counts, sequence numbers): GTKWave and WaveDrom show it so. */
+export const isCountSignal = (name: string): boolean => name === 'count' || name === 'head_seq' || name.endsWith('_occupancy') || name.endsWith('_count');
+
+/** One signal of a VCD file: its scopes (top first, as declared), name and width. */
+export interface VcdSignalInfo {
+  readonly scope: readonly string[];
+  readonly name: string;
+  readonly width: number;
+}
+
 const UNITS: [string, number][] = [
   ['s', 1e15],
   ['ms', 1e12],
@@ -66,6 +76,8 @@ function bits(v: SignalValue, width: number): string {
  */
 export class VcdTracer implements Tracer {
   private readonly traced: Traced[] = [];
+  /** The file's signals in declaration order (for a GTKWave save file, see gtkw.ts). */
+  readonly signals: VcdSignalInfo[] = [];
   private readonly ticks: number;
   private first = true;
   private closed = false;
@@ -100,16 +112,20 @@ export class VcdTracer implements Tracer {
       else u._traced = true;
     }
     let n = 0;
+    const scope: string[] = [top];
     const emit = (name: string, node: Node): void => {
       out.push(`$scope module ${name} $end\n`);
+      scope.push(name);
       if (node.unit) {
         for (const sig of node.unit._signals) {
           const id = vcdId(n++);
           this.traced.push({ sig, id, last: null });
+          this.signals.push({ scope: [...scope], name: sig.name, width: sig.width });
           out.push(`$var wire ${sig.width} ${id} ${sig.name} $end\n`);
         }
       }
       for (const [k, child] of node.children) emit(k, child);
+      scope.pop();
       out.push('$upscope $end\n');
     };
     for (const [k, child] of root.children) emit(k, child);
