@@ -122,7 +122,7 @@ export class RdmaRx extends Component {
     e.eventData = h.eventData;
     e.reason = code;
     e.crc = packetCrc(e);
-    this.out.pkt = e;
+    this.out.sendPacket(e);
   }
 
   /** Close the source's transfer: report it if it is broken or incomplete. */

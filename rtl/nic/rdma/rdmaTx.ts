@@ -131,7 +131,7 @@ export class RdmaTx extends Component {
       p.eventData = s.eventData;
       p.reason = code;
       p.crc = packetCrc(p);
-      this.out.pkt = p;
+      this.out.sendPacket(p);
     } else {
       const d = this.d!;
       this.event(EV_ERROR, this.vp, code, d.dstNode, d.dstVp, d.kind === DESC_IMM_PUT || d.kind === DESC_MP ? 0 : d.localAddr);
