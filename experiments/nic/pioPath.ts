@@ -2,7 +2,7 @@
  * The PIO descriptor path under load (benchmark `nic`, soak entry `nic-pio`): CPU stores of
  * descriptors from every PIO VP (each VP's process writes into its own page's HDQ window while
  * HDQ_FREE says there is room) -> PCIe (write combining, credits) -> VP register file -> HDQ ->
- * round-robin readout, whose output a consumer takes every cycle. Counts descriptors read out.
+ * round-robin readout (rtl/nic/vp/readout.ts), whose output a consumer takes every cycle. Counts descriptors read out.
  *
  * Without `traffic` every VP stores the same 64-byte immediate put over and over (the benchmark).
  * With it, the traffic decides every store (`store`: the bytes and the page they go to; a store to
@@ -11,9 +11,9 @@
  * nothing is kept per descriptor here.
  */
 import { Simulator } from '../../rtl/kernel/index.ts';
-import { blankDesc, DESC_IMM_PUT, encodeDescriptor } from '../../rtl/nic/desc/index.ts';
+import { blankDesc, DESC_IMM_PUT, descConfig, encodeDescriptor } from '../../rtl/nic/desc/index.ts';
 import { buildPcie, type Pcie, type PcieConfig, PioWrite } from '../../rtl/nic/pcie/index.ts';
-import { Hdq, type HdqDesc, vpConfig, type VpError, VpRegisterFile, VR_HDQ_WINDOW } from '../../rtl/nic/vp/index.ts';
+import { Hdq, type HdqDesc, Readout, vpConfig, type VpError, VpRegisterFile, VR_HDQ_WINDOW } from '../../rtl/nic/vp/index.ts';
 
 /** What the CPU stores, for a soak or a test; the path keeps nothing per descriptor. */
 export interface PioTraffic {
@@ -32,6 +32,7 @@ export interface PioPath {
   pcie: Pcie;
   regs: VpRegisterFile;
   hdq: Hdq;
+  readout: Readout;
   /** descriptors read out of the HDQ so far */
   readonly out: number;
   /** run until `n` more descriptors have been read out */
@@ -45,6 +46,7 @@ export function buildPioPath(pioVps = 8, slots = 4, pcieCfg: Partial<PcieConfig>
   const pcie = buildPcie(sim, 'pcie', pcieCfg);
   const regs = new VpRegisterFile(sim, 'vp', vpConfig({ pioVps, dmaVps: 40 - pioVps }), pcie.ep.pioOut);
   const hdq = new Hdq(sim, 'hdq', pioVps, slots, regs.hdqOut);
+  const readout = new Readout(sim, 'readout', hdq.heads, pioVps, descConfig());
   const descs = Array.from({ length: pioVps }, (_, vp) => encodeDescriptor({ ...blankDesc(DESC_IMM_PUT), dstVp: vp, length: 8, data: new Uint8Array(8).fill(vp) }));
   const inFlight = new Int32Array(pioVps); // stores issued, not yet read out (the library's own count)
   let next = 0;
@@ -57,8 +59,8 @@ export function buildPioPath(pioVps = 8, slots = 4, pcieCfg: Partial<PcieConfig>
     return w;
   });
   const cycle = (): void => {
-    while (hdq.descOut.canPop() && (traffic === undefined || traffic.take(sim.cycle))) {
-      const d = hdq.descOut.pop();
+    while (readout.out.canPop() && (traffic === undefined || traffic.take(sim.cycle))) {
+      const d = readout.out.pop();
       inFlight[d.vp]!--;
       out++;
       traffic?.onDesc(d);
@@ -93,6 +95,7 @@ export function buildPioPath(pioVps = 8, slots = 4, pcieCfg: Partial<PcieConfig>
     pcie,
     regs,
     hdq,
+    readout,
     get out() {
       return out;
     },

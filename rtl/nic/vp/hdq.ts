@@ -1,4 +1,5 @@
-import { Channel, Component, type Counter, NEVER, RoundRobinArbiter, type Scope } from '../../kernel/index.ts';
+import { Channel, Component, type Counter, NEVER, type Scope } from '../../kernel/index.ts';
+import type { QueuedDesc } from './readout.ts';
 import type { HdqWrite, VpError } from './regfile.ts';
 
 /** HDQ refusals (entries on errOut, on the VP that wrote). Codes continue the register file's. */
@@ -7,13 +8,8 @@ export const HE_BAD_SIZE = 10; // the first byte's size field is not 64 or 128 b
 export const HE_FULL = 11; // a complete descriptor found the VP's HDQ full (software should have read HDQ_FREE)
 export const HE_NAMES = ['hdq_sequence', 'hdq_bad_size', 'hdq_full'] as const;
 
-/** A whole descriptor leaving the HDQ. */
-export interface HdqDesc {
-  vp: number;
-  bytes: Uint8Array;
-  /** per-VP sequence number (0, 1, ...) of accepted descriptors */
-  seq: number;
-}
+/** A whole descriptor leaving the HDQ (per-VP sequence number: 0, 1, ... of accepted descriptors). */
+export type HdqDesc = QueuedDesc;
 
 /**
  * The on-chip hardware descriptor queue of the PIO VPs (docs/nic-frontend.md, "HDQ").
@@ -26,14 +22,14 @@ export interface HdqDesc {
  * how many it may write). A piece that does not continue the descriptor being assembled, or a
  * first piece with a bad size, is refused and the partial descriptor dropped (`hdq_sequence`,
  * `hdq_bad_size`).
- * Output (`descOut`): one descriptor per cycle, the VPs with queued descriptors served round-robin
- * by a registered-pointer arbiter, so a VP with a descriptor waits at most pioVps - 1 grants.
+ * Output (`heads[vp]`, one channel per PIO VP, capacity 2, latency 1: the VP's output register):
+ * each VP's oldest descriptor moves into its head channel when that has room. The readout
+ * (readout.ts) arbitrates round-robin over the head channels of every VP, PIO and DMA.
  */
 export class Hdq extends Component {
   readonly hdqIn: Channel<HdqWrite>;
-  readonly descOut: Channel<HdqDesc>;
+  readonly heads: Channel<HdqDesc>[];
   readonly errOut: Channel<VpError>;
-  private readonly rr: RoundRobinArbiter;
   private readonly asm: Uint8Array[];
   private readonly asmLen: Int32Array;
   private readonly asmSize: Int32Array;
@@ -41,7 +37,6 @@ export class Hdq extends Component {
   private readonly qHead: Int32Array;
   private readonly qCount: Int32Array;
   private readonly seq: Int32Array;
-  private readonly pending = (vp: number): boolean => this.qCount[vp]! > 0;
   private readonly cAccepted: Counter;
   private readonly cRefused: Counter;
 
@@ -56,9 +51,8 @@ export class Hdq extends Component {
     if (!Number.isInteger(pioVps) || pioVps < 1 || pioVps > 256) throw new RangeError(`HDQ: pioVps must be an integer in [1, 256], got ${pioVps}`);
     if (!Number.isInteger(slots) || slots < 1 || slots > 1024) throw new RangeError(`HDQ: slots must be an integer in [1, 1024], got ${slots}`);
     this.hdqIn = (hdqIn ?? new Channel<HdqWrite>(this, 'hdqIn', { capacity: 2, latency: 1 })).bindConsumer(this);
-    this.descOut = new Channel<HdqDesc>(this, 'descOut', { capacity: 2, latency: 1 }).bindProducer(this);
+    this.heads = Array.from({ length: pioVps }, (_, v) => new Channel<HdqDesc>(this, `head${v}`, { capacity: 2, latency: 1 }).bindProducer(this));
     this.errOut = new Channel<VpError>(this, 'errOut', { capacity: 4, latency: 1 }).bindProducer(this);
-    this.rr = new RoundRobinArbiter(this, 'rr', pioVps);
     this.asm = Array.from({ length: pioVps }, () => new Uint8Array(128));
     this.asmLen = new Int32Array(pioVps);
     this.asmSize = new Int32Array(pioVps);
@@ -121,19 +115,19 @@ export class Hdq extends Component {
         } else this.refuse(t, vp, HE_FULL, 0);
       }
     }
-    // output: round-robin over VPs with queued descriptors
-    if (this.descOut.canPush()) {
-      const vp = this.rr.grant(this.pending);
-      if (vp >= 0) {
-        const h = this.qHead[vp]!;
-        const b = this.q[vp]![h]!;
-        const size = 64 * (((b[0]! >> 4) & 3) + 1);
-        this.descOut.push({ vp, bytes: b.slice(0, size), seq: this.seq[vp]!++ });
-        this.qHead[vp] = (h + 1) % this.slots;
-        this.qCount[vp] = this.qCount[vp]! - 1;
-      }
+    // output: each VP's oldest descriptor into its head register
+    let more = false;
+    for (let vp = 0; vp < this.pioVps; vp++) {
+      if (this.qCount[vp] === 0 || !this.heads[vp]!.canPush()) continue;
+      const h = this.qHead[vp]!;
+      const b = this.q[vp]![h]!;
+      const size = 64 * (((b[0]! >> 4) & 3) + 1);
+      this.heads[vp]!.push({ vp, bytes: b.slice(0, size), seq: this.seq[vp]!++ });
+      this.qHead[vp] = (h + 1) % this.slots;
+      this.qCount[vp] = this.qCount[vp]! - 1;
+      if (this.qCount[vp]! > 0 && this.heads[vp]!.canPush()) more = true;
     }
-    for (let v = 0; v < this.pioVps; v++) if (this.qCount[v]! > 0) return t + 1;
-    return this.hdqIn.canPop() ? t + 1 : NEVER;
+    // a VP whose head channel is full sleeps until the readout pops it (the pop wakes this block)
+    return more || this.hdqIn.canPop() ? t + 1 : NEVER;
   }
 }
