@@ -10,7 +10,7 @@
  * takes descriptors (`take`), and sees every descriptor read out (`onDesc`) and every refusal of the register file or the HDQ (`onError`);
  * nothing is kept per descriptor here.
  */
-import { Simulator } from '../../rtl/kernel/index.ts';
+import { Component, type Scope, Simulator } from '../../rtl/kernel/index.ts';
 import { blankDesc, DESC_IMM_PUT, descConfig, encodeDescriptor } from '../../rtl/nic/desc/index.ts';
 import { buildPcie, type Pcie, type PcieConfig, PioWrite } from '../../rtl/nic/pcie/index.ts';
 import { Hdq, type HdqDesc, Readout, vpConfig, type VpError, VpRegisterFile, VR_HDQ_WINDOW } from '../../rtl/nic/vp/index.ts';
@@ -39,6 +39,20 @@ export interface PioPath {
   run(n: number): void;
   /** run until the simulator's cycle is at least `cycle` */
   runTo(cycle: number): void;
+}
+
+/** The CPU and the consumer as one component evaluated every cycle (a stalled consumer keeps time running). */
+class PioCpu extends Component {
+  constructor(
+    parent: Scope,
+    private readonly body: () => void,
+  ) {
+    super(parent, 'cpu');
+  }
+  tick(t: number): number {
+    this.body();
+    return t + 1;
+  }
 }
 
 export function buildPioPath(pioVps = 8, slots = 4, pcieCfg: Partial<PcieConfig> = {}, traffic?: PioTraffic): PioPath {
@@ -90,6 +104,11 @@ export function buildPioPath(pioVps = 8, slots = 4, pcieCfg: Partial<PcieConfig>
       }
     }
   };
+  const cpu = new PioCpu(sim, cycle);
+  readout.out.bindConsumer(cpu);
+  regs.errOut.bindConsumer(cpu);
+  hdq.errOut.bindConsumer(cpu);
+  pcie.host.pioIn.bindProducer(cpu);
   return {
     sim,
     pcie,
@@ -101,17 +120,11 @@ export function buildPioPath(pioVps = 8, slots = 4, pcieCfg: Partial<PcieConfig>
     },
     run(n: number): void {
       const goal = out + n;
-      sim.runUntil(() => {
-        cycle();
-        return out >= goal;
-      }, 1e12);
+      sim.runUntil(() => out >= goal, 1e12);
     },
     runTo(to: number): void {
       if (sim.cycle >= to) return;
-      sim.runUntil(() => {
-        cycle();
-        return sim.cycle >= to;
-      }, 1e12);
+      sim.runUntil(() => sim.cycle >= to, 1e12);
     },
   };
 }
