@@ -13,7 +13,9 @@ import { RdmaTx } from './rdma/rdmaTx.ts';
 import type { RdmaConfig, RdmaDescIn } from './rdma/types.ts';
 import { VpReporter } from './rdma/vpReporter.ts';
 import { XlateRouter } from './rdma/xlateRouter.ts';
+import { descConfig } from './desc/format.ts';
 import { Hdq } from './vp/hdq.ts';
+import { Readout } from './vp/readout.ts';
 import { type VpConfig, vpConfig } from './vp/regmap.ts';
 import { VpRegisterFile } from './vp/regfile.ts';
 
@@ -69,7 +71,9 @@ export function buildNic(parent: Scope, name: string, cfg: Partial<NicConfig>, l
   const hdq = new Hdq(scope, 'hdq', vcfg.pioVps, cfg.hdqSlots ?? 4, regs.hdqOut);
   const dmaDescIn = new Channel<RdmaDescIn>(scope, 'dmaDescIn', { capacity: 4, latency: 1 });
   const descIn = new Channel<RdmaDescIn>(scope, 'descIn', { capacity: 2, latency: 1 });
-  new Merge<RdmaDescIn>(scope, 'descmux', [hdq.descOut, dmaDescIn], descIn);
+  // the PIO VPs' heads read out round-robin (rtl/nic/vp/readout.ts); the SDQ is not wired into this top level yet
+  const pioReadout = new Readout(scope, 'readout', hdq.heads, vcfg.pioVps, descConfig({ vps }));
+  new Merge<RdmaDescIn>(scope, 'descmux', [pioReadout.out, dmaDescIn], descIn);
   const dmaMux = new Merge<DmaWrite>(scope, 'dmamux', 2, pcie.ep.writeIn);
   const queues = new QueueEngine(scope, 'queues', { ...cfg.queues, vps }, dmaMux.ins[1]);
   const evMux = new Merge<QueueEntry>(scope, 'evmux', 3, queues.entIn);
