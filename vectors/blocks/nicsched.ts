@@ -20,7 +20,7 @@ import { Sdq } from '../../rtl/nic/vp/sdq.ts';
 import { type SdqConfig, sdqConfig } from '../../rtl/nic/vp/sdqConfig.ts';
 import { runSchedModel, type SchedOutcome, type SchedScenario } from '../../models/nic/sdqCycleModel.ts';
 import type { Json, VectorRecord } from '../format.ts';
-import type { ReplayOutcome, VectorBlock } from '../registry.ts';
+import type { RecordProduced, ReplayOutcome, VectorBlock } from '../registry.ts';
 
 export type NicSchedConfig = Omit<SdqConfig, 'entryBytes'>;
 
@@ -247,13 +247,14 @@ function expected(cfg: NicSchedConfig, s: Scenario): SchedOutcome {
   return runSchedModel({ ...cfg, ...s });
 }
 
-function generate(cfg: NicSchedConfig, seed: number, count: number): VectorRecord[] {
+function generate(cfg: NicSchedConfig, seed: number, count: number, produced?: RecordProduced): VectorRecord[] {
   const r = new Rng(seed);
   const recs: VectorRecord[] = [];
   for (let id = 0; id < count; id++) {
     const s = randomScenario(cfg, r.fork(id));
     const e = expected(cfg, s);
     recs.push({ id, in: toJson(s), out: { errors: e.errors }, cycles: { reads: e.reads, dispatch: e.dispatch } });
+    produced?.(id + 1);
   }
   return recs;
 }
