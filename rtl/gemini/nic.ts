@@ -1,4 +1,5 @@
 import { Channel, Component, NEVER, type Scope } from '../kernel/index.ts';
+import { InputError } from '../kernel/errors.ts';
 import { AmoUnit } from './amo/unit.ts';
 import { Bte } from './bte.ts';
 import { Crossbar } from './crossbar.ts';
@@ -67,12 +68,24 @@ export class GeminiNic extends Component {
 
   /** Start a transfer (a blocking DMAPP call's hardware part): FMA below the PIO threshold and for strided transfers (one FMA transaction per element), else BTE. */
   start(x: Transfer): boolean {
+    GeminiNic.validate(x);
     x.pio = x.bytes < this.p.pioThreshold || x.amo !== null || x.elemBytes > 0;
     const ch = x.pio ? this.fma.cmd : this.bte.cmd;
     if (!ch.canPush()) return false;
     x.issueCycle = this.sim.cycle;
     ch.push(x);
     return true;
+  }
+
+  /**
+   * A command the engines cannot finish is refused before anything is taken (the NIC is unchanged):
+   * a size that is not a positive integer would never send its last packet, and a strided transfer
+   * smaller than one element has no element to send.
+   */
+  private static validate(x: Transfer): void {
+    if (x.amo !== null) return;
+    if (!Number.isInteger(x.bytes) || x.bytes < 1) throw new InputError(`gemini transfer: bytes must be a positive integer, got ${x.bytes}`);
+    if (x.elemBytes > 0 && x.bytes < x.elemBytes) throw new InputError(`gemini transfer: a strided transfer of ${x.bytes} bytes is smaller than one element (${x.elemBytes} bytes)`);
   }
 
   tick(): number {
