@@ -93,3 +93,25 @@ export function packetCrc(p: NetPacket): number {
   if (p.data !== null) c = crc32Update(c, p.data, 0, p.data.length);
   return (c ^ 0xffffffff) >>> 0;
 }
+
+/**
+ * The error packet a NIC (node `node`) sends back to the initiator of `req` (a PUT or GET request
+ * it refused, or a transfer it found broken): addressed to the request's source and VP, carrying
+ * the request's operation number, length, user tag and event data, the given opcode and reason.
+ */
+export function errorReply(node: number, req: NetPacket, opcode: number, reason: number): NetPacket {
+  const e = new NetPacket();
+  e.kind = PK_ERR;
+  e.src = node;
+  e.dst = req.src;
+  e.srcVp = req.dstVp;
+  e.dstVp = req.srcVp;
+  e.opcode = opcode;
+  e.opId = req.opId;
+  e.total = req.total;
+  e.userTag = req.userTag;
+  e.eventData = req.eventData;
+  e.reason = reason;
+  e.crc = packetCrc(e);
+  return e;
+}

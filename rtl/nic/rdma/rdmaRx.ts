@@ -1,7 +1,7 @@
 import { type Channel, Component, type Counter, NEVER, type Scope } from '../../kernel/index.ts';
 import { type AtcReq, PAGE_BYTES } from '../atc/types.ts';
 import { DESC_GET } from '../desc/format.ts';
-import { NetPacket, packetCrc, PK_ERR, PK_GET_REQ, PK_GET_RESP, PK_MP, PK_PUT } from '../link/packet.ts';
+import { errorReply, NetPacket, packetCrc, PK_ERR, PK_GET_REQ, PK_GET_RESP, PK_MP, PK_PUT } from '../link/packet.ts';
 import type { MemCheckReq } from '../memcheck/types.ts';
 import { DmaWrite } from '../pcie/tlp.ts';
 import { encodeIntq, INT_DESC, INT_ERROR, Q_EPQ, Q_EQ, Q_INTQ, Q_MPQ, type QueueEntry } from '../queues/types.ts';
@@ -109,20 +109,7 @@ export class RdmaRx extends Component {
       this.out.entries.push({ kind: Q_INTQ, vp: 0, data: encodeIntq({ type: INT_ERROR, code, vp: h.dstVp, info: h.userTag, addr: 0 }) });
       return;
     }
-    const e = new NetPacket();
-    e.kind = PK_ERR;
-    e.src = this.cfg.node;
-    e.dst = h.src;
-    e.srcVp = h.dstVp;
-    e.dstVp = h.srcVp;
-    e.opcode = h.opcode;
-    e.opId = h.opId;
-    e.total = h.total;
-    e.userTag = h.userTag;
-    e.eventData = h.eventData;
-    e.reason = code;
-    e.crc = packetCrc(e);
-    this.out.sendPacket(e);
+    this.out.sendPacket(errorReply(this.cfg.node, h, h.opcode, code));
   }
 
   /** Close the source's transfer: report it if it is broken or incomplete. */

@@ -2,7 +2,7 @@ import { type Channel, Component, type Counter, NEVER, type Scope } from '../../
 import { type AtcReq, PAGE_BYTES } from '../atc/types.ts';
 import { decodeDescriptor } from '../desc/decode.ts';
 import { DESC_COLL, DESC_GET, DESC_IMM_PUT, DESC_MP, type DescConfig, DR_OK, MP_BYTES, type NicDesc } from '../desc/format.ts';
-import { NetPacket, packetCrc, PK_ERR, PK_GET_RESP, PK_GET_REQ, PK_MP, PK_PUT } from '../link/packet.ts';
+import { errorReply, NetPacket, packetCrc, PK_GET_RESP, PK_GET_REQ, PK_MP, PK_PUT } from '../link/packet.ts';
 import type { MemCheckReq } from '../memcheck/types.ts';
 import { DmaRead, type ReadChunk } from '../pcie/tlp.ts';
 import { encodeIntq, INT_DESC, INT_ERROR, Q_EQ, Q_INTQ, type QueueEntry } from '../queues/types.ts';
@@ -118,20 +118,7 @@ export class RdmaTx extends Component {
     const s = this.serve;
     if (s !== null) {
       // a GET request this NIC refuses: the initiator's VP gets the error
-      const p = new NetPacket();
-      p.kind = PK_ERR;
-      p.src = this.cfg.node;
-      p.dst = s.src;
-      p.srcVp = s.dstVp;
-      p.dstVp = s.srcVp;
-      p.opcode = DESC_GET;
-      p.opId = s.opId;
-      p.total = s.total;
-      p.userTag = s.userTag;
-      p.eventData = s.eventData;
-      p.reason = code;
-      p.crc = packetCrc(p);
-      this.out.sendPacket(p);
+      this.out.sendPacket(errorReply(this.cfg.node, s, DESC_GET, code));
     } else {
       const d = this.d!;
       this.event(EV_ERROR, this.vp, code, d.dstNode, d.dstVp, d.kind === DESC_IMM_PUT || d.kind === DESC_MP ? 0 : d.localAddr);
