@@ -7,7 +7,7 @@ import { bool, type CommandSpec, type FlagSpec, type FlagValues, list, num, str,
 import { withProgress } from '../progress.ts';
 import { DMA_DISCRETE, DMA_INTEGRATED, SPIN_DEFAULTS, type SpinParams } from '../../rtl/hpu/spin/params.ts';
 import { runStream } from '../../experiments/hpu/spinLoad.ts';
-import { checkScenario, randomScenario, runScenario } from '../../experiments/hpu/spinCheck.ts';
+import { checkScenario, digestRun, newDigest, randomScenario, runScenario } from '../../experiments/hpu/spinCheck.ts';
 import { spinTable } from '../../experiments/hpu/spinTable.ts';
 import { spinSweep } from '../../experiments/hpu/spinSweep.ts';
 
@@ -86,7 +86,9 @@ Checks: every message gets one completion event; the header handler runs once, a
 arrived and before any payload handler starts; the completion handler starts after every payload
 handler ended and before the event; an HPU runs one handler at a time; every packet either ran its
 payload handler or was dropped, and the dropped bytes and flow-control flag reported equal those
-packets; host memory and puts equal the golden model (models/spin). Exit 1 on any problem.`,
+packets; host memory and puts equal the golden model (models/spin). Exit 1 on any problem.
+Prints a digest (sha256) of everything the runs produced (handler records with their cycles,
+events, puts, host memory, final cycles): equal digests = the same runs, cycle for cycle.`,
     flags: [
       { name: 'runs', type: 'int', default: 100, min: 1, max: 1_000_000, help: 'scenarios' },
       { name: 'seed', type: 'int', default: 1, min: 1, max: 2 ** 31 - 1, help: 'first scenario seed' },
@@ -98,21 +100,25 @@ packets; host memory and puts equal the golden model (models/spin). Exit 1 on an
       let failedSeed = -1;
       let handlers = 0;
       let dropped = 0;
+      const hash = newDigest();
       withProgress(io, { label: 'spin check', total: runs, unit: 'scenarios' }, (update) => {
         for (let i = 0; i < runs && problems.length === 0; i++) {
           const s = randomScenario(seed0 + i);
           const u = runScenario(s);
           handlers += u.records.length;
           dropped += u.scheduler.dropped;
+          digestRun(hash, u);
           problems = checkScenario(s, u);
           if (problems.length > 0) failedSeed = seed0 + i;
           update(i + 1);
         }
       });
       const ok = problems.length === 0;
-      if (bool(f, 'json')) io.out(JSON.stringify({ runs, seed: seed0, handlers, dropped_packets: dropped, pass: ok, failed_seed: ok ? null : failedSeed, problems }) + '\n');
+      const digest = hash.digest('hex');
+      if (bool(f, 'json')) io.out(JSON.stringify({ runs, seed: seed0, handlers, dropped_packets: dropped, digest, pass: ok, failed_seed: ok ? null : failedSeed, problems }) + '\n');
       else {
         io.out(`spin check: ${runs} scenarios from seed ${seed0}, ${handlers} handler runs, ${dropped} packets dropped by flow control\n`);
+        io.out(`digest of every record, event, put, host memory and final cycle: ${digest}\n`);
         io.out(ok ? 'PASS: orderings, flow control and results hold in every scenario\n' : `FAIL (seed ${failedSeed}):\n  ${problems.slice(0, 10).join('\n  ')}\n`);
       }
       return ok ? 0 : 1;

@@ -5,6 +5,7 @@
  * handlers after it, completion after every payload handler and before the completion event),
  * the flow-control accounting and the handler results against the golden model (models/spin).
  */
+import { createHash, type Hash } from 'node:crypto';
 import { Rng } from '../../rtl/kernel/index.ts';
 import { SpinUnit } from '../../rtl/hpu/spin/unit.ts';
 import { DONE_OK, HANDLER_COMPLETION, HANDLER_HEADER, HANDLER_PAYLOAD, type MatchEntry, type SpinPacket } from '../../rtl/hpu/spin/types.ts';
@@ -204,3 +205,20 @@ export function checkScenario(s: Scenario, u: SpinUnit): string[] {
     }
   return bad;
 }
+
+/**
+ * Adds everything a run produced to `hash`: every handler record (HPU, cluster, start and end
+ * cycle, status, instructions), every completion event, every put, the host memory, the final
+ * cycle and the scheduler's counters. Two runs with equal digests are cycle-for-cycle the same
+ * as far as anything observable goes (used to show a speed change leaves results bit-identical).
+ */
+export function digestRun(hash: Hash, u: SpinUnit): void {
+  hash.update(JSON.stringify(u.records));
+  hash.update(JSON.stringify(u.engine.events));
+  for (const p of u.puts) hash.update(`${p.msgId}:${p.dest}:${p.cycle}:${Buffer.from(p.data).toString('hex')};`);
+  hash.update(u.host);
+  const sc = u.scheduler;
+  hash.update(`${u.sim.cycle}:${sc.dropped}:${sc.droppedBytes}:${sc.placedHome}:${sc.placedOther}:${sc.maxOccupancy}:${u.link.pauseCycles}`);
+}
+
+export const newDigest = (): Hash => createHash('sha256');

@@ -37,7 +37,8 @@ describe('sPIN runtime: random scenarios against the orderings and the golden mo
         const u = runScenario(s);
         expect(checkScenario(s, u)).toEqual([]);
       }),
-      { numRuns: 40 },
+      // SPIN_PROPERTY_RUNS / SPIN_PROPERTY_SEED: long hunts (e.g. 2000 runs) without editing the test
+      { numRuns: Number(process.env.SPIN_PROPERTY_RUNS ?? 40), ...(process.env.SPIN_PROPERTY_SEED ? { seed: Number(process.env.SPIN_PROPERTY_SEED) } : {}) },
     );
   });
 

@@ -75,6 +75,8 @@ export class SpinHpu extends Component {
     private readonly putReq: Channel<TransferRequest>,
     private readonly putResp: Channel<number>,
     private readonly records: HandlerRecord[],
+    /** the scheduler's done vector: this HPU raises its bit when it pushes a report (scheduler.ts) */
+    private readonly doneVector: Uint32Array,
   ) {
     super(parent, name);
     inp.bindConsumer(this);
@@ -212,6 +214,7 @@ export class SpinHpu extends Component {
     }
     if (!this.done.canPush()) return NEVER;
     this.done.push(this.pending!);
+    this.doneVector[this.index >>> 5]! |= 1 << (this.index & 31);
     this.pending = null;
     this.task = null;
     this.state = HPU_IDLE;

@@ -11,6 +11,14 @@
  * Dispatch: each cluster starts at most one task per cycle, its oldest ready one, on its
  * lowest-numbered free HPU. Finished handlers free their HPU and slot; their reports go on to
  * the message engine.
+ *
+ * Activity: the scheduler does not poll its HPUs' done channels. Each HPU raises its bit of the
+ * done vector (`doneVector`, one bit per HPU: the done-valid wires into the scheduler's priority
+ * encoder) when it pushes its report; the scheduler visits only the raised bits, lowest HPU first
+ * (the order a full scan would take), pops the report if it is visible yet (the channel keeps its
+ * one-cycle latency: a report pushed in this cycle is taken in the next) and lowers the bit when
+ * the channel is empty. A cluster with no free HPU is not searched. So a cycle costs in proportion
+ * to the handlers that end in it, not to the number of HPUs; results are those of the full scan.
  */
 import { Channel, Component, NEVER, type Scope } from '../../kernel/index.ts';
 import { L1_BASE, L1_BYTES, type SpinParams } from './params.ts';
@@ -21,6 +29,10 @@ export class SpinScheduler extends Component {
   private readonly waiting: SpinTask[][];
   private readonly freeL1: number[][];
   private readonly hpuBusy: Uint8Array;
+  /** per cluster: HPUs not running a task */
+  private readonly freeHpus: Int32Array;
+  /** one bit per HPU, raised by the HPU when it pushes a done report (see the file comment) */
+  readonly doneVector: Uint32Array;
   private readonly outbox: SpinReport[] = [];
   private readonly hpuCount: number;
   dropped = 0;
@@ -51,6 +63,8 @@ export class SpinScheduler extends Component {
     const slots = params.bufferedSlots + params.hpusPerCluster;
     this.freeL1 = Array.from({ length: c }, () => Array.from({ length: slots }, (_, i) => slots - 1 - i));
     this.hpuBusy = new Uint8Array(this.hpuCount);
+    this.freeHpus = new Int32Array(c).fill(params.hpusPerCluster);
+    this.doneVector = new Uint32Array(Math.ceil(this.hpuCount / 32));
   }
 
   /** Address of packet slot `s` in cluster `c`'s L1. */
@@ -60,16 +74,22 @@ export class SpinScheduler extends Component {
 
   tick(t: number): number {
     const p = this.params;
-    // finished handlers: free the HPU, the context and the packet slot
-    for (let h = 0; h < this.hpuCount; h++) {
-      const ch = this.done[h]!;
-      if (!ch.canPop()) continue;
-      const r = ch.pop();
-      this.hpuBusy[h] = 0;
-      const task = r.task;
-      this.occupancy[task.cluster]!--;
-      if (task.l1Slot >= 0) this.freeL1[task.cluster]!.push(task.l1Slot);
-      this.outbox.push(r);
+    // finished handlers (raised bits of the done vector, lowest first): free the HPU, the context and the packet slot
+    let again = false;
+    const dv = this.doneVector;
+    for (let w = 0; w < dv.length; w++) {
+      let m = dv[w]!;
+      while (m !== 0) {
+        const low = m & -m;
+        m ^= low;
+        const h = (w << 5) | (31 - Math.clz32(low));
+        const ch = this.done[h]!;
+        if (!ch.canPop()) continue; // pushed in this cycle: taken in the next
+        const r = ch.pop();
+        if (ch.held() === 0) dv[w]! &= ~low;
+        else if (ch.canPop()) again = true;
+        this.retire(h, r);
+      }
     }
     // placement of the oldest task
     if (this.inp.canPop()) {
@@ -110,6 +130,7 @@ export class SpinScheduler extends Component {
         nextReady = Math.min(nextReady, head.readyAt);
         continue;
       }
+      if (this.freeHpus[c] === 0) continue; // woken again by a done report
       const base = c * p.hpusPerCluster;
       let h = -1;
       for (let k = 0; k < p.hpusPerCluster; k++)
@@ -120,12 +141,22 @@ export class SpinScheduler extends Component {
       if (h < 0) continue;
       w.shift();
       this.hpuBusy[h] = 1;
+      this.freeHpus[c]!--;
       this.hpuTasks[h]!.push(head);
       if (w.length > 0) nextReady = t + 1;
     }
     while (this.outbox.length > 0 && this.reports.canPush()) this.reports.push(this.outbox.shift()!);
-    if (this.outbox.length > 0 || this.inp.canPop()) return t + 1;
-    for (let h = 0; h < this.hpuCount; h++) if (this.done[h]!.canPop()) return t + 1;
+    if (this.outbox.length > 0 || this.inp.canPop() || again) return t + 1;
     return nextReady;
+  }
+
+  /** A finished handler's report: free its HPU, its context and its packet slot; pass the report on. */
+  private retire(h: number, r: SpinReport): void {
+    this.hpuBusy[h] = 0;
+    const task = r.task;
+    this.freeHpus[Math.floor(h / this.params.hpusPerCluster)]!++;
+    this.occupancy[task.cluster]!--;
+    if (task.l1Slot >= 0) this.freeL1[task.cluster]!.push(task.l1Slot);
+    this.outbox.push(r);
   }
 }

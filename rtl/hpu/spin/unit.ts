@@ -113,7 +113,7 @@ export class SpinUnit {
     const slotAddress = (c: number, s: number): number => this.scheduler.slotAddress(c, s);
     for (let i = 0; i < nHpu; i++) {
       const c = Math.floor(i / p.hpusPerCluster);
-      this.hpus.push(new SpinHpu(this.sim, `hpu${i}`, i, c, p, this.memory, hpuTasks[i]!, done[i]!, entries, images, slotAddress, this.dma.req[i]!, this.dma.resp[i]!, this.put.req[i]!, this.put.resp[i]!, this.records));
+      this.hpus.push(new SpinHpu(this.sim, `hpu${i}`, i, c, p, this.memory, hpuTasks[i]!, done[i]!, entries, images, slotAddress, this.dma.req[i]!, this.dma.resp[i]!, this.put.req[i]!, this.put.resp[i]!, this.records, this.scheduler.doneVector));
     }
   }
 
