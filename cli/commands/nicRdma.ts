@@ -12,11 +12,11 @@ export const commands: CommandSpec[] = [
     path: ['nic', 'rdma'],
     summary: 'two NICs on a link: latency of one RDMA operation to its completion event, and back-to-back throughput',
     details: `
-Builds two NICs (PCIe, VP registers and HDQ, memory checker, ATC and ATT, RDMA engines, host-memory
+Builds two NICs (PCIe, VP registers, HDQ and SDQ, memory checker, ATC and ATT, RDMA engines, host-memory
 queues; docs/nic-rdma.md) joined by a link, registers the queues and one item per side, and runs
 --kind operations of --bytes from node 0 to node 1: the descriptor written by the CPU into a PIO
-VP's HDQ window (--path pio) or handed to the engine directly (--path dma: the SDQ descriptor fetch
-is not modelled yet). Completion is detected by the event landing in host memory, as in the seed:
+VP's HDQ window (--path pio), or into DMA VP 8's SDQ ring in host memory and announced by a
+doorbell store, the SDQ fetching it by a PCIe read (--path dma). Completion is detected by the event landing in host memory, as in the seed:
 the remote event (PUT, IMM_PUT), the MPQ entry (MP), the local event (GET). Prints the latency of a
 cold operation (ATC misses) and of a warm one, and the throughput of --count operations with up to
 4 in flight; the transmit engine runs one operation at a time. Exit 1 if the target buffer does not
@@ -25,7 +25,7 @@ hold the source bytes. The timing parameters are not yet calibrated on the seed'
       { name: 'kind', type: 'string', default: RDMA_PROBE_DEFAULTS.kind, help: 'imm_put, put, get or mp' },
       { name: 'bytes', type: 'int', default: RDMA_PROBE_DEFAULTS.bytes, min: 1, max: 1 << 24, help: 'payload bytes per operation (imm_put and mp: at most 80)' },
       { name: 'count', type: 'int', default: RDMA_PROBE_DEFAULTS.count, min: 1, max: 100000, help: 'operations in the throughput run' },
-      { name: 'path', type: 'string', default: RDMA_PROBE_DEFAULTS.path, help: 'pio (HDQ window stores) or dma (descriptor handed to the engine)' },
+      { name: 'path', type: 'string', default: RDMA_PROBE_DEFAULTS.path, help: 'pio (HDQ window stores) or dma (SDQ ring in host memory, doorbell, descriptor fetch)' },
       { name: 'link-latency', type: 'int', default: RDMA_PROBE_DEFAULTS.linkLatency, min: 1, max: 1e6, help: 'link latency (cycles = ns at 1 GHz)' },
       { name: 'link-bytes', type: 'int', default: RDMA_PROBE_DEFAULTS.linkBytesPerCycle, min: 1, max: 4096, help: 'link rate (bytes per cycle)' },
       { name: 'att-latency', type: 'int', default: RDMA_PROBE_DEFAULTS.attLatency, min: 2, max: 1e6, help: 'ATT read latency of an ATC miss (cycles)' },

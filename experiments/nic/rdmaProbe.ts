@@ -1,8 +1,8 @@
 /**
  * One RDMA operation kind between two NICs (`netoffload nic rdma`): the descriptor written by the
- * CPU into a PIO VP's HDQ window (PIO path) or handed to the engine as the SDQ readout would
- * (DMA path, without the descriptor fetch, which the SDQ slice adds), completion detected by the
- * event as in the seed (PUT / IMM_PUT: the remote event landing in the target's EQ; MP: the MPQ
+ * CPU into a PIO VP's HDQ window (PIO path), or into a DMA VP's SDQ ring in host memory and
+ * announced by a doorbell store, the SDQ then fetching it by a PCIe read (DMA path); completion
+ * detected by the event as in the seed (PUT / IMM_PUT: the remote event landing in the target's EQ; MP: the MPQ
  * entry landing; GET: the local event landing in the initiator's EQ). Reports the latency of one
  * operation with warm translations, and the throughput of `count` operations submitted back to
  * back; checks that the target buffer holds the source bytes.
@@ -13,7 +13,7 @@ import { ItemWrite } from '../../rtl/nic/memcheck/types.ts';
 import { buildNicPair, type NicPair } from '../../rtl/nic/nicPair.ts';
 import { PioWrite } from '../../rtl/nic/pcie/index.ts';
 import { Q_EQ, Q_INTQ, Q_MPQ, QS_REGISTER } from '../../rtl/nic/queues/index.ts';
-import { VR_HDQ_WINDOW } from '../../rtl/nic/vp/index.ts';
+import { VR_DOORBELL, VR_HDQ_WINDOW, VR_SDQ_BASE, VR_SDQ_SIZE } from '../../rtl/nic/vp/index.ts';
 
 export type RdmaProbeKind = 'imm_put' | 'put' | 'get' | 'mp';
 
@@ -59,6 +59,15 @@ const DST_VA = 0x2000_0000;
 const EQ_AT = 0x10_0000;
 const MPQ_AT = 0x40_0000;
 const INTQ_AT = 0x80_0000;
+const SDQ_AT = 0xc0_0000;
+const SDQ_ENTRIES = 64;
+const SDQ_ENTRY_BYTES = 128;
+
+function reg64(v: number): Uint8Array {
+  const b = new Uint8Array(8);
+  new DataView(b.buffer).setUint32(0, v, true);
+  return b;
+}
 
 function pattern(n: number): Uint8Array {
   return Uint8Array.from({ length: n }, (_, i) => (i * 7 + (i >> 8) + 1) & 0xff);
@@ -137,19 +146,28 @@ export function runRdmaProbe(p: Partial<RdmaProbeConfig> = {}): RdmaProbeResult 
       lastCompletion = cycle;
     }
   };
-  const store = new PioWrite();
-  store.writer = vp;
-  store.addr = vp * 4096 + VR_HDQ_WINDOW;
-  store.data = desc;
-  const submit = (): boolean => {
-    if (c.path === 'pio') {
-      if (!pair.nics[0]!.pcie.host.pioIn.canPush()) return false;
-      pair.nics[0]!.pcie.host.pioIn.push(store);
-    } else {
-      if (!pair.nics[0]!.dmaDescIn.canPush()) return false;
-      pair.nics[0]!.dmaDescIn.push({ vp, bytes: desc });
-    }
+  const pio = (writer: number, addr: number, bytes: Uint8Array): boolean => {
+    const host = pair.nics[0]!.pcie.host;
+    if (!host.pioIn.canPush()) return false;
+    const w = new PioWrite();
+    w.writer = writer;
+    w.addr = addr;
+    w.data = bytes;
+    host.pioIn.push(w);
     return true;
+  };
+  // DMA path: the kernel registers the VP's descriptor ring (register stores through PCIe)
+  if (c.path === 'dma') {
+    for (const [off, v] of [[VR_SDQ_BASE, SDQ_AT], [VR_SDQ_SIZE, SDQ_ENTRIES]] as const) while (!pio(-1, vp * 4096 + off, reg64(v))) sim.step(1);
+    sim.step(1000);
+  }
+  let posted = 0;
+  const submit = (): boolean => {
+    if (c.path === 'pio') return pio(vp, vp * 4096 + VR_HDQ_WINDOW, desc);
+    // the descriptor into the next ring entry (software's store to its own memory), then the doorbell
+    if (!pair.nics[0]!.pcie.host.pioIn.canPush()) return false;
+    pair.nics[0]!.pcie.mem.write(SDQ_AT + (posted++ % SDQ_ENTRIES) * SDQ_ENTRY_BYTES, desc);
+    return pio(vp, vp * 4096 + VR_DOORBELL, reg64(1));
   };
   const one = (): number => {
     const goal = completions + 1;
@@ -160,7 +178,7 @@ export function runRdmaProbe(p: Partial<RdmaProbeConfig> = {}): RdmaProbeResult 
   };
   const cold = one();
   const warm = one();
-  // back to back: at most 4 operations in flight (the HDQ's slots), submitted as soon as one completes
+  // back to back: at most 4 operations in flight (the HDQ's slots; the same for the SDQ), submitted as soon as one completes
   const t0 = sim.cycle;
   const goal = completions + c.count;
   let submitted = 0;

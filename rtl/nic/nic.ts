@@ -3,21 +3,23 @@ import type { AtcConfig } from './atc/types.ts';
 import type { HostMemConfig } from './hostmem/hostmem.ts';
 import type { NetPacket } from './link/packet.ts';
 import { buildMemPath, type MemPath } from './memcheck/mempath.ts';
-import { buildPcie, type HostBytes, type Pcie, type PcieConfig } from './pcie/index.ts';
+import { buildPcie, type HostBytes, type Pcie, type PcieConfig, ReadMux } from './pcie/index.ts';
 import type { DmaWrite } from './pcie/tlp.ts';
 import { QueueEngine } from './queues/queueEngine.ts';
 import type { QueueConfig, QueueEntry } from './queues/types.ts';
 import { Merge } from './rdma/merge.ts';
 import { RdmaRx } from './rdma/rdmaRx.ts';
 import { RdmaTx } from './rdma/rdmaTx.ts';
-import type { RdmaConfig, RdmaDescIn } from './rdma/types.ts';
+import type { RdmaConfig } from './rdma/types.ts';
 import { VpReporter } from './rdma/vpReporter.ts';
 import { XlateRouter } from './rdma/xlateRouter.ts';
 import { descConfig } from './desc/format.ts';
 import { Hdq } from './vp/hdq.ts';
 import { Readout } from './vp/readout.ts';
-import { type VpConfig, vpConfig } from './vp/regmap.ts';
-import { VpRegisterFile } from './vp/regfile.ts';
+import { type VpConfig, vpConfig, VR_SDQ_BASE, VR_SDQ_SIZE } from './vp/regmap.ts';
+import { VpRegisterFile, type VpError } from './vp/regfile.ts';
+import { Sdq } from './vp/sdq.ts';
+import { type SdqConfig, sdqConfig } from './vp/sdqConfig.ts';
 
 /** memory-checker sources used by the RDMA engine */
 export const SRC_TX = 0;
@@ -30,6 +32,8 @@ export interface NicConfig {
   vp: Partial<VpConfig>;
   /** HDQ slots per PIO VP (default 4) */
   hdqSlots: number;
+  /** SDQ parameters other than the VP counts, which come from `vp` (defaults: rtl/nic/vp/sdqConfig.ts) */
+  sdq: Partial<Omit<SdqConfig, 'pioVps' | 'dmaVps'>>;
   rdma: Partial<Omit<RdmaConfig, 'node' | 'vps'>>;
   queues: Partial<Omit<QueueConfig, 'vps'>>;
   atc: Partial<AtcConfig>;
@@ -45,20 +49,24 @@ export interface Nic {
   mem: MemPath;
   regs: VpRegisterFile;
   hdq: Hdq;
+  sdq: Sdq;
+  /** the round-robin readout over every VP's queue head (HDQ and SDQ), feeding the transmit engine */
+  readout: Readout;
+  /** the endpoint's read side shared by the SDQ (requester 0) and the transmit engine (requester 1) */
+  readMux: ReadMux;
   queues: QueueEngine;
   tx: RdmaTx;
   rx: RdmaRx;
-  /** descriptors from DMA VPs (the SDQ readout, or a testbench): VP and bytes */
-  dmaDescIn: Channel<RdmaDescIn>;
 }
 
 /**
  * One TH Express-2 NIC (docs/nic-rdma.md, "Two NICs"): PCIe attachment with its host memory, the
- * VP register file and HDQ on the PIO path, the memory checker and ATC (with the ATT), the RDMA
- * transmit and receive engines, the host-memory queue engine, and the merges joining them
- * (descriptors: HDQ and `dmaDescIn`; PCIe writes: receive engine and queues; queue entries:
- * transmit, receive and front-end refusals; link: transmit and receive). `linkTx` / `linkRx` are the
- * NIC's link port. Component paths start with `<name>.`.
+ * VP register file, the HDQ (PIO VPs) and the SDQ (DMA VPs: doorbells from the register file,
+ * descriptor reads through the read mux), the readout over both, the memory checker and ATC (with
+ * the ATT), the RDMA transmit and receive engines, the host-memory queue engine, and the blocks
+ * joining them (PCIe reads: SDQ and transmit engine through the read mux; PCIe writes: receive
+ * engine and queues; queue entries: transmit, receive and front-end refusals; link: transmit and
+ * receive). `linkTx` / `linkRx` are the NIC's link port. Component paths start with `<name>.`.
  */
 export function buildNic(parent: Scope, name: string, cfg: Partial<NicConfig>, linkTx: Channel<NetPacket>, linkRx: Channel<NetPacket>, hostMem?: HostBytes): Nic {
   const node = cfg.node ?? 0;
@@ -68,12 +76,13 @@ export function buildNic(parent: Scope, name: string, cfg: Partial<NicConfig>, l
   const pcie = buildPcie(scope, 'pcie', cfg.pcie ?? {}, hostMem);
   const mem = buildMemPath(scope, { checker: { items: cfg.items ?? 4096 }, atc: cfg.atc ?? {}, host: cfg.att ?? {} });
   const regs = new VpRegisterFile(scope, 'regs', vcfg, pcie.ep.pioOut);
-  const hdq = new Hdq(scope, 'hdq', vcfg.pioVps, cfg.hdqSlots ?? 4, regs.hdqOut);
-  const dmaDescIn = new Channel<RdmaDescIn>(scope, 'dmaDescIn', { capacity: 4, latency: 1 });
-  const descIn = new Channel<RdmaDescIn>(scope, 'descIn', { capacity: 2, latency: 1 });
-  // the PIO VPs' heads read out round-robin (rtl/nic/vp/readout.ts); the SDQ is not wired into this top level yet
-  const pioReadout = new Readout(scope, 'readout', hdq.heads, vcfg.pioVps, descConfig({ vps }));
-  new Merge<RdmaDescIn>(scope, 'descmux', [pioReadout.out, dmaDescIn], descIn);
+  const hdq = new Hdq(scope, 'hdq', Math.max(1, vcfg.pioVps), cfg.hdqSlots ?? 4, regs.hdqOut);
+  const readMux = new ReadMux(scope, 'readmux', ['sdq', 'tx'], pcie.ep.readIn, pcie.ep.readOut);
+  const sdq = new Sdq(scope, 'sdq', sdqConfig({ ...cfg.sdq, pioVps: vcfg.pioVps, dmaVps: Math.max(1, vcfg.dmaVps) }), { sdqBase: (v) => regs.reg(v, VR_SDQ_BASE), sdqSize: (v) => regs.reg(v, VR_SDQ_SIZE) }, { doorbellIn: regs.doorbellOut, readIn: readMux.ins[0]!, readOut: readMux.outs[0]! });
+  // every VP's queue head read out round-robin (rtl/nic/vp/readout.ts) straight into the transmit engine
+  const readout = new Readout(scope, 'readout', [...hdq.heads.slice(0, vcfg.pioVps), ...sdq.heads.slice(0, vcfg.dmaVps)], vcfg.pioVps, descConfig({ vps }));
+  const feErr = new Channel<VpError>(scope, 'feErr', { capacity: 2, latency: 1 });
+  new Merge<VpError>(scope, 'femux', [hdq.errOut, sdq.errOut], feErr);
   const dmaMux = new Merge<DmaWrite>(scope, 'dmamux', 2, pcie.ep.writeIn);
   const queues = new QueueEngine(scope, 'queues', { ...cfg.queues, vps }, dmaMux.ins[1]);
   const evMux = new Merge<QueueEntry>(scope, 'evmux', 3, queues.entIn);
@@ -82,8 +91,9 @@ export function buildNic(parent: Scope, name: string, cfg: Partial<NicConfig>, l
   const serve = new Channel<NetPacket>(scope, 'serve', { capacity: 2, latency: 1 });
   const rcfg = { ...cfg.rdma, node, vps, items: cfg.items ?? 4096 };
   const ck = mem.checker;
-  const tx = new RdmaTx(scope, 'tx', rcfg, descIn, serve, ck.reqIn[SRC_TX]!, ck.respOut[SRC_TX]!, router.outs[SRC_TX]!, pcie.ep.readIn, pcie.ep.readOut, pktMux.ins[0]!, evMux.ins[0]!);
+  const tx = new RdmaTx(scope, 'tx', rcfg, readout.out, serve, ck.reqIn[SRC_TX]!, ck.respOut[SRC_TX]!, router.outs[SRC_TX]!, readMux.ins[1]!, readMux.outs[1]!, pktMux.ins[0]!, evMux.ins[0]!);
   const rx = new RdmaRx(scope, 'rx', rcfg, linkRx, ck.reqIn[SRC_RX]!, ck.respOut[SRC_RX]!, router.outs[SRC_RX]!, dmaMux.ins[0]!, pktMux.ins[1]!, evMux.ins[1]!, serve);
-  new VpReporter(scope, 'reporter', regs.errOut, hdq.errOut, regs.doorbellOut, evMux.ins[2]!);
-  return { node, pcie, mem, regs, hdq, queues, tx, rx, dmaDescIn };
+  // refusals of the register file, HDQ and SDQ become INTQ entries on the offending VP (the SDQ takes the doorbells)
+  new VpReporter(scope, 'reporter', regs.errOut, feErr, null, evMux.ins[2]!);
+  return { node, pcie, mem, regs, hdq, sdq, readout, readMux, queues, tx, rx };
 }

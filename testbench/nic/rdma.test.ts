@@ -1,6 +1,6 @@
 /**
  * RDMA engine on two NICs against the golden NIC back-end model: model-based (fast-check
- * commands) over random VPs, descriptor kinds (IMM_PUT, PUT, GET, MP, collective, undecodable),
+ * commands) over random VPs (VPs 0-1 post through the HDQ, 2-3 through the SDQ), descriptor kinds (IMM_PUT, PUT, GET, MP, collective, undecodable),
  * lengths, alignments, page crossings, keys right and wrong, items of other VPs, physical
  * addressing and memory-checker updates: every byte written to either host (data, events,
  * minipackets, interrupts) and every queue register equals the model; no write lands outside a
@@ -173,6 +173,29 @@ describe('RDMA engine (two NICs)', () => {
     );
   });
 
+  it('the same descriptors posted through the HDQ (every VP a PIO VP) and through the SDQ (every VP a DMA VP): identical host memory and queues, both equal to the model', () => {
+    fc.assert(
+      fc.property(fc.array(specArb, { minLength: 1, maxLength: 6 }), (specs) => {
+        const pio = new RdmaWorld({}, false, VPS);
+        const dma = new RdmaWorld({}, false, 0);
+        for (const w of [pio, dma]) {
+          setup(w);
+          for (const s of specs) w.submit(s.me, s.vp, build(s));
+          w.compare();
+        }
+        for (const n of [0, 1] as const) {
+          expect([...dma.writes[n]].sort((a, b) => a[0] - b[0]), `node ${n}`).toEqual([...pio.writes[n]].sort((a, b) => a[0] - b[0]));
+          for (let vp = 0; vp < VPS; vp++) expect(dma.pair.nics[n].queues.state(0, vp)).toEqual(pio.pair.nics[n].queues.state(0, vp));
+        }
+        // each really went its own way: the SDQ world fetched every descriptor by DMA, the HDQ world none
+        const count = (w: RdmaWorld, path: string): number => (w.sim.stats.get(path) as { value: number }).value;
+        const fetched = (w: RdmaWorld): number => count(w, 'nic0.sdq.descriptors_fetched') + count(w, 'nic1.sdq.descriptors_fetched');
+        expect([fetched(pio), fetched(dma)]).toEqual([0, specs.length]);
+      }),
+      { numRuns: 6 },
+    );
+  });
+
   it('a PUT crossing pages lands byte for byte, with local and remote events', () => {
     const w = new RdmaWorld();
     setup(w);
@@ -202,13 +225,8 @@ describe('RDMA engine: bad input and faults', () => {
       // VP 0 of node 0: a broken descriptor, a wrong remote key, a foreign local item, a wrong local key
       bad.push({ me: 0, kind: (['garbage', 'put', 'put', 'get', 'coll', 'get'] as const)[k]!, vp: 0, dstVp: 0, localItem: k === 2 ? 1 : -1, remoteItem: -2, localKeyOk: k !== 3, remoteKeyOk: k !== 1 && k !== 5, localOff: 64, remoteOff: 64, len: 2000, smallLen: 1, flags: 1, tag: 100 + k, fill: 9 });
     }
-    const ch = [w.pair.nics[0].dmaDescIn, w.pair.nics[1].dmaDescIn];
-    for (let k = 0; k < 6; k++) {
-      for (const s of [bad[k]!, good[k]!]) {
-        while (!ch[s.me]!.canPush()) w.sim.step(1);
-        ch[s.me]!.push({ vp: s.vp, bytes: build(s) });
-      }
-    }
+    // posted without waiting: VPs 0 and 1 through their HDQs, VP 2 through its SDQ ring
+    for (let k = 0; k < 6; k++) for (const s of [bad[k]!, good[k]!]) w.post(s.me, s.vp, build(s));
     w.settle();
     // the model runs the same operations one after another; their buffers are disjoint, so the data and per-VP event sets agree
     for (let k = 0; k < 6; k++) for (const s of [bad[k]!, good[k]!]) w.model.run(s.me, s.vp, build(s));

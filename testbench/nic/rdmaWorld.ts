@@ -1,11 +1,15 @@
 /**
  * Test world for the RDMA engine: two NICs joined by the link, queues registered, items and a
- * memory image shared with the golden model; submit descriptors, settle, compare.
+ * memory image shared with the golden model; submit descriptors the software way (a PIO VP's
+ * descriptor stored into its HDQ window, a DMA VP's written into its SDQ ring in host memory and
+ * announced by a doorbell store), settle, compare.
  */
 import { expect } from 'vitest';
 import { Simulator } from '../../rtl/kernel/index.ts';
 import { ItemWrite } from '../../rtl/nic/memcheck/types.ts';
 import { buildNicPair, type NicPair } from '../../rtl/nic/nicPair.ts';
+import { PioWrite } from '../../rtl/nic/pcie/index.ts';
+import { VR_DOORBELL, VR_HDQ_WINDOW, VR_SDQ_BASE, VR_SDQ_SIZE } from '../../rtl/nic/vp/index.ts';
 import { Q_ENTRY_BYTES, Q_EPQ, Q_EQ, Q_INTQ, Q_MPQ, QS_REGISTER, type QueueSwWrite } from '../../rtl/nic/queues/index.ts';
 import type { LinkConfig } from '../../rtl/nic/link/index.ts';
 import type { ModelItem } from '../../models/nic/memcheckModel.ts';
@@ -17,6 +21,23 @@ export const EQ_SIZE = 16;
 export const MP_SIZE = 4;
 export const INTQ_SIZE = 64;
 export const MAX_PAYLOAD = 256;
+export const HDQ_SLOTS = 4;
+export const SDQ_RING = 16;
+const SDQ_ENTRY = 128;
+
+/** SDQ ring of DMA VP vp: below the queue rings and every data page */
+export function sdqBase(vp: number): number {
+  return 0x0800_0000 + vp * 0x1_0000;
+}
+
+/** An 8-byte little-endian register value. */
+function reg64(v: number): Uint8Array {
+  const b = new Uint8Array(8);
+  const dv = new DataView(b.buffer);
+  dv.setUint32(0, v % 2 ** 32, true);
+  dv.setUint32(4, Math.floor(v / 2 ** 32), true);
+  return b;
+}
 
 /** queue ring of (node-independent) kind / VP: below 2^29, apart from every data page */
 export function queueBase(kind: number, vp: number): number {
@@ -32,9 +53,15 @@ export class RdmaWorld {
   /** writes that landed outside every queue ring and every writable item (judged when they land) */
   readonly outside: string[] = [];
 
-  constructor(link: Partial<Omit<LinkConfig, 'ports'>> = {}, epq = false) {
+  readonly pioVps: number;
+  /** descriptors posted per node and VP (software's count; the readout's dispatched count gives its credits back) */
+  private readonly posted: [Float64Array, Float64Array] = [new Float64Array(VPS), new Float64Array(VPS)];
+
+  /** `pioVps` of the 4 VPs take descriptors by PIO (HDQ), the others by DMA (SDQ) */
+  constructor(link: Partial<Omit<LinkConfig, 'ports'>> = {}, epq = false, pioVps = 2) {
+    this.pioVps = pioVps;
     this.pair = buildNicPair(this.sim, {
-      nic: { vp: { pioVps: 2, dmaVps: 2 }, items: ITEMS, att: { readLatency: 40, jitter: 8 }, atc: { entries: 256, ways: 4 }, rdma: { maxPayload: MAX_PAYLOAD, maxTransfer: 1 << 16 }, queues: { epqEnabled: epq } },
+      nic: { vp: { pioVps, dmaVps: VPS - pioVps }, hdqSlots: HDQ_SLOTS, items: ITEMS, att: { readLatency: 40, jitter: 8 }, atc: { entries: 256, ways: 4 }, rdma: { maxPayload: MAX_PAYLOAD, maxTransfer: 1 << 16 }, queues: { epqEnabled: epq } },
       link: { latency: 60, ...link },
     });
     this.model = new RdmaModel({ vps: VPS, items: ITEMS, maxPayload: MAX_PAYLOAD, maxTransfer: 1 << 16, epqEnabled: epq });
@@ -58,6 +85,11 @@ export class RdmaWorld {
         nic.queues.swIn.push(w);
         this.sim.step(1);
         this.model.nodes[n].queues.software({ op: 'register', kind: w.kind, vp: w.vp, base: w.base, size: w.size, count: 0 });
+      }
+      // the kernel registers each DMA VP's descriptor ring (register stores through PCIe)
+      for (let vp = pioVps; vp < VPS; vp++) {
+        this.store(n, -1, vp, VR_SDQ_BASE, reg64(sdqBase(vp)));
+        this.store(n, -1, vp, VR_SDQ_SIZE, reg64(SDQ_RING));
       }
       for (let i = 0; i < ITEMS; i++) this.items[n].push({ valid: false, key: 0, read: false, write: false, basePage: 0, topPage: 0, vp: 0, physical: false });
     }
@@ -92,17 +124,50 @@ export class RdmaWorld {
     }
   }
 
+  /** A CPU store into `vp`'s register page of node n by `writer` (-1: the kernel), waiting while the root complex's store queue is full. */
+  store(n: number, writer: number, vp: number, off: number, data: Uint8Array): void {
+    const host = this.pair.nics[n].pcie.host;
+    while (!host.pioIn.canPush()) this.sim.step(1);
+    const w = new PioWrite();
+    w.writer = writer;
+    w.addr = vp * 4096 + off;
+    w.data = data;
+    host.pioIn.push(w);
+  }
+
+  /**
+   * Software posts a descriptor on VP vp of node n, without waiting for it to run: a PIO VP stores
+   * it into its HDQ window, a DMA VP writes it into the next entry of its SDQ ring and stores a
+   * doorbell of 1. Waits (simulating) while the VP has as many descriptors out as its queue holds.
+   */
+  post(n: number, vp: number, bytes: Uint8Array): void {
+    const pio = vp < this.pioVps;
+    const room = pio ? HDQ_SLOTS : SDQ_RING;
+    const nic = this.pair.nics[n];
+    const k = this.posted[n][vp]!;
+    while (k - nic.readout.dispatchedOf(vp) >= room) this.sim.step(1);
+    if (pio) this.store(n, vp, vp, VR_HDQ_WINDOW, bytes);
+    else {
+      nic.pcie.mem.write(sdqBase(vp) + (k % SDQ_RING) * SDQ_ENTRY, bytes);
+      this.store(n, vp, vp, VR_DOORBELL, reg64(1));
+    }
+    this.posted[n][vp] = k + 1;
+  }
+
+  /** Post one descriptor, run it in the model, settle. */
   submit(n: number, vp: number, bytes: Uint8Array): void {
-    const ch = this.pair.nics[n].dmaDescIn;
-    while (!ch.canPush()) this.sim.step(1);
-    ch.push({ vp, bytes });
+    this.post(n, vp, bytes);
     this.model.run(n, vp, bytes);
     this.settle();
   }
 
   private busy(): boolean {
-    const [a, b] = this.pair.nics;
-    return !a.tx.idle || !a.rx.idle || !b.tx.idle || !b.rx.idle;
+    for (const n of [0, 1] as const) {
+      const nic = this.pair.nics[n];
+      if (!nic.tx.idle || !nic.rx.idle) return true;
+      for (let vp = 0; vp < VPS; vp++) if (nic.readout.dispatchedOf(vp) < this.posted[n][vp]!) return true;
+    }
+    return false;
   }
 
   settle(): void {

@@ -5,3 +5,4 @@ export { HostBytes } from './memory.ts';
 export { RootComplex } from './rootComplex.ts';
 export { buildPcie, type Pcie } from './link.ts';
 export * from './tlp.ts';
+export { ReadMux } from './readMux.ts';

@@ -17,6 +17,9 @@ export class DmaRead {
   tag = 0;
   addr = 0;
   len = 0;
+  // ---- written by the read mux (rtl/nic/pcie/readMux.ts), when one stands before the endpoint ----
+  /** the mux input the read came in on: the completions' way back (the tag's extension) */
+  port = 0;
   // ---- written by the endpoint ----
   /** bytes received so far (the read is complete when received === len) */
   received = 0;

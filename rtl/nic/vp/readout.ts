@@ -47,6 +47,7 @@ export class Readout extends Component {
   private readonly req = (i: number): boolean => this.heads[i]!.canPop();
   private readonly cGrants: Counter;
   private readonly cBad: Counter;
+  private readonly perVp: Float64Array;
 
   constructor(
     parent: Scope,
@@ -64,6 +65,16 @@ export class Readout extends Component {
     this.rr = new RoundRobinArbiter(this, 'rr', heads.length);
     this.cGrants = this.counter('dispatched');
     this.cBad = this.counter('decode_errors');
+    this.perVp = new Float64Array(heads.length);
+  }
+
+  override reset(): void {
+    this.perVp.fill(0);
+  }
+
+  /** Descriptors of VP `vp` dispatched so far (software's view of what the NIC has taken: its credits back). */
+  dispatchedOf(vp: number): number {
+    return this.perVp[vp] ?? 0;
   }
 
   /** The arbiter's priority pointer (the VP with the highest priority this cycle). */
@@ -80,6 +91,7 @@ export class Readout extends Component {
     if (d.reason !== 0) this.cBad.inc();
     this.out.push({ vp, seq: q.seq, dma: vp >= this.pioVps, bytes: q.bytes, reason: d.reason, field: d.field, desc: d.desc, cycle: t });
     this.cGrants.inc();
+    this.perVp[vp]!++;
     return t + 1;
   }
 }
