@@ -68,6 +68,8 @@ export interface CommandSpec {
   flags: FlagSpec[];
   /** name of a flag that may also be given as the one bare argument (e.g. `vectors check FILE`) */
   positional?: string;
+  /** the positional flag (a 'list' flag) takes every bare argument, one item each (e.g. `sweep merge OUT SHARD...`) */
+  variadic?: boolean;
   /** returns the exit code (0 ok, 1 check failed); throw UsageError for bad input */
   run(flags: FlagValues, io: CommandIO): number | Promise<number>;
 }
@@ -144,7 +146,7 @@ export function parseFlags(cmd: CommandSpec, args: string[]): FlagValues {
       seen.set(spec.name, n);
     });
   }
-  if (cmd.positional !== undefined) program.argument(`[${cmd.positional}]`);
+  if (cmd.positional !== undefined) program.argument(cmd.variadic ? `[${cmd.positional}...]` : `[${cmd.positional}]`);
   // `--flag=true|false|1|0` for a bool flag: the value is read here, commander sees the switch or nothing
   const argv: string[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -181,7 +183,7 @@ export function parseFlags(cmd: CommandSpec, args: string[]): FlagValues {
   if (cmd.positional !== undefined && program.args.length > 0) {
     const raw = program.args[0]!;
     if (out[cmd.positional] !== undefined) throw new UsageError(`unexpected argument '${raw}' (--${cmd.positional} is given already; see netoffload ${where} --help)`);
-    out[cmd.positional] = parseValue(specs.find((f) => f.name === cmd.positional)!, raw);
+    out[cmd.positional] = cmd.variadic ? [...program.args] : parseValue(specs.find((f) => f.name === cmd.positional)!, raw);
   }
   for (const spec of specs) {
     if (out[spec.name] === undefined) {
@@ -254,7 +256,7 @@ function flagHelp(f: FlagSpec): string[] {
 
 export function commandHelp(cmd: CommandSpec): string {
   const specs = withJson(cmd.flags);
-  const usage = `netoffload ${cmd.path.join(' ')}${cmd.positional ? ` [${cmd.positional.toUpperCase()}]` : ''} [flags]`;
+  const usage = `netoffload ${cmd.path.join(' ')}${cmd.positional ? ` [${cmd.positional.toUpperCase()}${cmd.variadic ? '...' : ''}]` : ''} [flags]`;
   const lines = [...wrapWords(`netoffload ${cmd.path.join(' ')}: ${cmd.summary}`, HELP_WIDTH), '', `Usage: ${usage}`, ''];
   if (cmd.details) lines.push(cmd.details.trim(), '');
   lines.push('Flags:');

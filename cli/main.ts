@@ -1,30 +1,10 @@
-import { readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { CheckFailed, checkOutputs, commandHelp, type CommandIO, type CommandSpec, parseFlags, UsageError } from './args.ts';
 import { SimulationLimitError } from '../rtl/kernel/simulator.ts';
 import { InputError } from '../rtl/kernel/errors.ts';
+import { loadCommands } from './registry.ts';
 
-/** Commands live in cli/commands/*.ts, each exporting `commands: CommandSpec[]`; they are discovered here. */
-export async function loadCommands(): Promise<CommandSpec[]> {
-  const dir = join(dirname(fileURLToPath(import.meta.url)), 'commands');
-  const files = readdirSync(dir)
-    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
-    .sort();
-  const all: CommandSpec[] = [];
-  for (const f of files) {
-    const mod = (await import(pathToFileURL(join(dir, f)).href)) as { commands?: CommandSpec[] };
-    if (!Array.isArray(mod.commands)) throw new Error(`cli/commands/${f} does not export 'commands'`);
-    all.push(...mod.commands);
-  }
-  const seen = new Set<string>();
-  for (const c of all) {
-    const k = c.path.join(' ');
-    if (seen.has(k)) throw new Error(`command '${k}' is defined twice`);
-    seen.add(k);
-  }
-  return all;
-}
+export { loadCommands };
 
 export function overallHelp(cmds: CommandSpec[]): string {
   const lines = [
