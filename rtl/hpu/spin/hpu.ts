@@ -74,7 +74,8 @@ export class SpinHpu extends Component {
     private readonly dmaResp: Channel<number>,
     private readonly putReq: Channel<TransferRequest>,
     private readonly putResp: Channel<number>,
-    private readonly records: HandlerRecord[],
+    /** every finished handler run goes here (SpinUnit keeps them or hands them on) */
+    private readonly onRecord: (r: HandlerRecord) => void,
     /** the scheduler's done vector: this HPU raises its bit when it pushes a report (scheduler.ts) */
     private readonly doneVector: Uint32Array,
   ) {
@@ -208,7 +209,7 @@ export class SpinHpu extends Component {
         status = DONE_BUDGET;
         reason = `${what} exceeded its budget of ${this.params.handlerBudget} cycles`;
       }
-      this.records.push({ msgId: task.msgId, kind: task.kind, hpu: this.index, cluster: this.cluster, start: this.startCycle, end: t, status, instructions: c.retired - this.startRetired, packetArrival: task.packet?.arrival ?? -1, packetIndex: task.packet?.index ?? -1 });
+      this.onRecord({ msgId: task.msgId, kind: task.kind, hpu: this.index, cluster: this.cluster, start: this.startCycle, end: t, status, instructions: c.retired - this.startRetired, packetArrival: task.packet?.arrival ?? -1, packetIndex: task.packet?.index ?? -1 });
       this.pending = { task, dropped: false, status, value, reason };
       this.state = HPU_DONE;
     }

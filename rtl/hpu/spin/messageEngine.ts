@@ -50,8 +50,11 @@ export class MessageEngine extends Component {
   /** tasks ready for the scheduler, oldest first */
   private readonly ready: SpinTask[] = [];
   private readyHead = 0;
-  /** the host's event queue */
+  /** the host's event queue: every completion event while `keepEvents` (the default), none otherwise */
   readonly events: CompletionEvent[] = [];
+  keepEvents = true;
+  /** every completion event as it is sent (opt-in) */
+  onEvent: ((e: CompletionEvent) => void) | null = null;
   refused = 0;
   camMisses = 0;
   discarded = 0;
@@ -186,11 +189,13 @@ export class MessageEngine extends Component {
 
   /** The completion event goes to the host; the entry becomes FREE. */
   private finish(slot: number, t: number, value: number): void {
-    this.events.push({ msgId: this.msgId[slot]!, cycle: t, ok: this.failed[slot] === 0, reason: this.reason[slot]!, value, droppedBytes: this.droppedBytes[slot]!, flowControl: this.flowControl[slot] !== 0, packets: this.expected[slot]! });
+    const e: CompletionEvent = { msgId: this.msgId[slot]!, cycle: t, ok: this.failed[slot] === 0, reason: this.reason[slot]!, value, droppedBytes: this.droppedBytes[slot]!, flowControl: this.flowControl[slot] !== 0, packets: this.expected[slot]! };
+    if (this.keepEvents) this.events.push(e);
     this.cam.delete(this.msgId[slot]!);
     this.held[slot]!.length = 0;
     this.state[slot] = MSG_FREE;
     this.freeSlots.push(slot);
+    this.onEvent?.(e);
   }
 
   /** The head ready task goes to the scheduler (HEADER -> HEADER_RUNNING, COMPLETION -> COMPLETION_RUNNING). */

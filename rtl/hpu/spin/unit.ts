@@ -2,8 +2,12 @@
  * The sPIN unit: link, inbound engine, message engine, cluster scheduler, the HPUs, the host DMA
  * engine and the put engine, wired with registered channels on one simulator, over one flat
  * memory the HPUs share (handler code, the clusters' L1 scratchpads, the L2 handler memory) and a
- * host memory behind the DMA engine. Validates the configuration and the match entries (their
- * ELFs must lie in the handler-code region without overlapping, define at least one handler, and
+ * host memory behind the DMA engine. Packets come from a list or, for an endless run, from a
+ * `PacketSource` asked for one packet at a time. By default the unit keeps every handler record,
+ * put and completion event (`records`, `puts`, `engine.events`: tests, tables, the CLI); with
+ * `keep: false` it keeps none of them and hands each to the opt-in callbacks as it happens
+ * (`onRecord`, `onPut`, `onEvent`), so a long run's memory does not grow. Validates the
+ * configuration and the match entries (their ELFs must lie in the handler-code region without overlapping, define at least one handler, and
  * their host windows must lie in host memory) and throws InputError naming the problem.
  */
 import { Channel, Simulator } from '../../kernel/index.ts';
@@ -11,16 +15,25 @@ import { InputError } from '../../kernel/errors.ts';
 import { HpuMemory } from '../core/memory.ts';
 import { SpinHpu, SYS_DMA_FROM_HOST, SYS_DMA_TO_HOST } from './hpu.ts';
 import { InboundEngine } from './inbound.ts';
-import { SpinLink } from './link.ts';
+import { type PacketSource, SpinLink } from './link.ts';
 import { LogGpEngine, type TransferRequest } from './loggpEngine.ts';
 import { MessageEngine } from './messageEngine.ts';
 import { CODE_BASE, CODE_LIMIT, SPIN_DEFAULTS, spinMemBytes, spinParamsProblem, type SpinParams } from './params.ts';
 import { SpinScheduler } from './scheduler.ts';
-import { SEG_WRITABLE, type HandlerRecord, type MatchEntry, type PutRecord, type SpinPacket, type SpinReport, type SpinTask } from './types.ts';
+import { type CompletionEvent, SEG_WRITABLE, type HandlerRecord, type MatchEntry, type PutRecord, type SpinPacket, type SpinReport, type SpinTask } from './types.ts';
 
 const h = (v: number): string => '0x' + (v >>> 0).toString(16);
 
 export const HANDLER_SYMBOLS = ['header_handler', 'payload_handler', 'completion_handler'] as const;
+
+export interface SpinUnitOptions {
+  skipping?: boolean;
+  /** keep every handler record, put and completion event in `records`, `puts`, `engine.events` (default true) */
+  keep?: boolean;
+  onRecord?: (r: HandlerRecord) => void;
+  onPut?: (p: PutRecord) => void;
+  onEvent?: (e: CompletionEvent) => void;
+}
 
 export class SpinUnit {
   readonly params: SpinParams;
@@ -39,7 +52,7 @@ export class SpinUnit {
   private readonly packetCount: number;
 
   /** `skipping: false` evaluates every component every cycle (the kernel's check that no wake-up is lost). */
-  constructor(params: Partial<SpinParams>, readonly entries: readonly MatchEntry[], packets: readonly SpinPacket[], opts: { skipping?: boolean } = {}) {
+  constructor(params: Partial<SpinParams>, readonly entries: readonly MatchEntry[], packets: readonly SpinPacket[] | PacketSource, opts: SpinUnitOptions = {}) {
     const p = (this.params = { ...SPIN_DEFAULTS, ...params });
     const problem = spinParamsProblem(p);
     if (problem !== null) throw new InputError(`sPIN parameters: ${problem}`);
@@ -78,11 +91,12 @@ export class SpinUnit {
       if (seen.has(e.tag)) throw new InputError(`two match entries with tag ${e.tag}`);
       seen.add(e.tag);
     }
-    for (const pk of packets) {
+    for (const pk of 'next' in packets ? [] : packets) {
       if (pk.payload.length > p.maxPacketBytes) throw new InputError(`packet ${pk.index} of message ${pk.msgId}: ${pk.payload.length} bytes exceed maxPacketBytes ${p.maxPacketBytes}`);
       if (pk.count < 1 || pk.index < 0 || pk.index >= pk.count) throw new InputError(`packet ${pk.index} of message ${pk.msgId}: index outside 0..${pk.count - 1}`);
     }
-    this.packetCount = packets.length;
+    this.packetCount = 'next' in packets ? Infinity : packets.length;
+    const keep = opts.keep ?? true;
     this.sim = new Simulator({ freqHz: p.freqHz, skipping: opts.skipping ?? true });
     const memBytes = spinMemBytes(p);
     this.memory = new HpuMemory(memBytes, segments);
@@ -97,7 +111,9 @@ export class SpinUnit {
       return 0;
     };
     const putPerform = (r: TransferRequest, cycle: number): number => {
-      this.puts.push({ msgId: r.msgId, dest: r.remote, data: mem.slice(r.local, r.local + r.len), cycle });
+      const put = { msgId: r.msgId, dest: r.remote, data: mem.slice(r.local, r.local + r.len), cycle };
+      if (keep) this.puts.push(put);
+      opts.onPut?.(put);
       return 0;
     };
     this.dma = new LogGpEngine(this.sim, 'dma', nHpu, p.freqHz, p.dmaLatencyNs, p.dmaPsPerBit, 0, dmaPerform);
@@ -109,11 +125,17 @@ export class SpinUnit {
     const hpuTasks = Array.from({ length: nHpu }, (_, i) => ch<SpinTask>(`hpu${i}_task`, 2));
     const done = Array.from({ length: nHpu }, (_, i) => ch<SpinReport>(`hpu${i}_done`, 2));
     this.engine = new MessageEngine(this.sim, 'engine', p, this.inbound.out, reports, tasks, entries, masks, mem);
+    this.engine.keepEvents = keep;
+    this.engine.onEvent = opts.onEvent ?? null;
+    const onRecord = (r: HandlerRecord): void => {
+      if (keep) this.records.push(r);
+      opts.onRecord?.(r);
+    };
     this.scheduler = new SpinScheduler(this.sim, 'scheduler', p, tasks, done, reports, hpuTasks, mem);
     const slotAddress = (c: number, s: number): number => this.scheduler.slotAddress(c, s);
     for (let i = 0; i < nHpu; i++) {
       const c = Math.floor(i / p.hpusPerCluster);
-      this.hpus.push(new SpinHpu(this.sim, `hpu${i}`, i, c, p, this.memory, hpuTasks[i]!, done[i]!, entries, images, slotAddress, this.dma.req[i]!, this.dma.resp[i]!, this.put.req[i]!, this.put.resp[i]!, this.records, this.scheduler.doneVector));
+      this.hpus.push(new SpinHpu(this.sim, `hpu${i}`, i, c, p, this.memory, hpuTasks[i]!, done[i]!, entries, images, slotAddress, this.dma.req[i]!, this.dma.resp[i]!, this.put.req[i]!, this.put.resp[i]!, onRecord, this.scheduler.doneVector));
     }
   }
 
