@@ -97,6 +97,7 @@ export class NodeModel {
   constructor(cfg: RdmaModelConfig) {
     this.checker = new MemCheckerModel(cfg.items);
     this.queues = new QueueModel(cfg.vps, cfg.epqEnabled);
+    this.queues.keepWrites = false; // nothing here reads the write log; it would grow with every entry
   }
   read(pa: number): number {
     const v = this.mem.get(pa);
