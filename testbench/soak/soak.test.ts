@@ -13,7 +13,7 @@ const blocks = await loadBlocks();
 describe('soak: every block, 10^6 cycles', () => {
   it('finds the existing blocks', () => {
     const names = blocks.map((b) => b.name);
-    for (const n of ['atc-refresh', 'kernel-ring', 'sharp-allreduce-rc', 'sharp-allreduce-ud', 'sharp-allreduce-rc+ud', 'sharp-jobs', 'sharp-faults', 'hpu', 'gemini-amo', 'gemini-system', 'nic-pio', 'coredirect-mq-rdma', 'coredirect-mq-send', 'spin-runtime', 'nic-rdma']) expect(names).toContain(n);
+    for (const n of ['atc-refresh', 'kernel-ring', 'sharp-allreduce-rc', 'sharp-allreduce-ud', 'sharp-allreduce-rc+ud', 'sharp-jobs', 'sharp-faults', 'hpu', 'gemini-amo', 'gemini-system', 'nic-pio', 'coredirect-mq-rdma', 'coredirect-mq-send', 'spin-runtime', 'nic-rdma', 'nic-sdq']) expect(names).toContain(n);
   });
   for (const b of blocks) {
     it(`${b.name}: flat heap, functional check passes`, () => {
