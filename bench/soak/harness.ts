@@ -41,11 +41,14 @@ export interface SoakSample {
 export interface SoakResult {
   block: string;
   what: string;
+  seed: number;
   cycles: number;
   heap_start_mb: number;
   heap_10pct_mb: number;
   heap_end_mb: number;
   growth_kb_per_mcycle: number;
+  /** least-squares slope of the heap over the samples from 10 % of the run to the end, KB per 10^6 cycles */
+  slope_kb_per_mcycle: number;
   rate_start: number;
   rate_end: number;
   summary: string;
@@ -59,6 +62,27 @@ const MB = 1e6;
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s.length === 0 ? 0 : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}
+
+/** Least-squares slope of heap (MB) against cycle over `samples`, in KB per 10^6 cycles. */
+export function heapSlope(samples: readonly SoakSample[]): number {
+  const n = samples.length;
+  if (n < 2) return 0;
+  let sx = 0;
+  let sy = 0;
+  for (const s of samples) {
+    sx += s.cycle;
+    sy += s.heap_mb;
+  }
+  const mx = sx / n;
+  const my = sy / n;
+  let num = 0;
+  let den = 0;
+  for (const s of samples) {
+    num += (s.cycle - mx) * (s.heap_mb - my);
+    den += (s.cycle - mx) ** 2;
+  }
+  return den === 0 ? 0 : ((num / den) * 1e6 * MB) / 1e3;
 }
 
 export function soak(block: SoakBlock, o: SoakOptions = {}): SoakResult {
@@ -95,11 +119,13 @@ export function soak(block: SoakBlock, o: SoakOptions = {}): SoakResult {
   return {
     block: block.name,
     what: block.what,
+    seed: o.seed ?? 1,
     cycles: run.cycle - c0,
     heap_start_mb: heapStart / MB,
     heap_10pct_mb: heap10 / MB,
     heap_end_mb: heapEnd / MB,
     growth_kb_per_mcycle: growth / 1e3 / ((0.9 * cycles) / 1e6),
+    slope_kb_per_mcycle: heapSlope(samples.slice(n / 10 - 1)),
     rate_start: rateStart,
     rate_end: rateEnd,
     summary: run.summary(),
@@ -133,7 +159,7 @@ export function soakTable(r: SoakResult): string {
     `${r.block}: ${r.what}`,
     `  ${'cycle'.padStart(14)}${'heap MB'.padStart(10)}${'cycles/s'.padStart(12)}`,
     ...r.samples.map((s) => `  ${s.cycle.toLocaleString('en-US').padStart(14)}${s.heap_mb.toFixed(2).padStart(10)}${f(s.rate).padStart(12)}`),
-    `  cycles ${r.cycles.toLocaleString('en-US')}; heap ${r.heap_10pct_mb.toFixed(2)} MB at 10 % -> ${r.heap_end_mb.toFixed(2)} MB at the end (${r.growth_kb_per_mcycle.toFixed(2)} KB per 10^6 cycles); rate ${f(r.rate_start)} -> ${f(r.rate_end)} cycles/s`,
+    `  cycles ${r.cycles.toLocaleString('en-US')}; heap ${r.heap_10pct_mb.toFixed(2)} MB at 10 % -> ${r.heap_end_mb.toFixed(2)} MB at the end (${r.growth_kb_per_mcycle.toFixed(2)} KB per 10^6 cycles, least-squares slope ${r.slope_kb_per_mcycle.toFixed(2)}); rate ${f(r.rate_start)} -> ${f(r.rate_end)} cycles/s`,
     `  ${r.summary}`,
     r.ok ? '  PASS' : `  FAIL: ${r.failures.join('; ')}`,
   ];
