@@ -2,7 +2,8 @@
  * `netoffload hpu run ELF`: one RV32IM program on one HPU core (the pipeline, or the functional
  * model), with the cycle report, the retired-instruction trace and the signature.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { bool, type CommandSpec, num, optStr, str } from '../args.ts';
 import { InputError } from '../../rtl/kernel/errors.ts';
 import { fileSink } from '../../rtl/kernel/index.ts';
@@ -11,6 +12,7 @@ import { type HpuRunResult, type PipelineRunResult, runFunctional, runPipeline }
 import { traceWriter } from '../../experiments/hpu/trace.ts';
 import { signature } from '../../experiments/hpu/signature.ts';
 import { runQemuDiff } from '../../experiments/hpu/qemuDiff.ts';
+import { type QemuTraceResult, runQemuTrace } from '../../experiments/hpu/qemuTrace.ts';
 import { withProgress } from '../progress.ts';
 
 function readElf(path: string): ElfImage {
@@ -39,6 +41,28 @@ export function exitStatus(r: HpuRunResult): number {
     default:
       return 128 + 11; // SIGSEGV
   }
+}
+
+/** An ELF file, or every *.elf below a directory (sorted by path). */
+function elfFiles(root: string): string[] {
+  let st;
+  try {
+    st = statSync(root);
+  } catch (e) {
+    throw new InputError(`cannot read ${root}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  if (!st.isDirectory()) return [root];
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.elf')) out.push(p);
+    }
+  };
+  walk(root);
+  if (out.length === 0) throw new InputError(`${root}: no *.elf file in this directory`);
+  return out.sort();
 }
 
 const hexs = (v: number): string => '0x' + (v >>> 0).toString(16).padStart(8, '0');
@@ -157,6 +181,48 @@ the functional model's. Exits 1 on any mismatch, 2 when qemu-riscv32 is missing.
       io.out(`  programs compared      ${r.programs}\n  instructions compared  ${r.instructions} (per model)\n  pipeline cycles        ${r.pipeline_cycles}\n  mismatches             ${r.mismatches}\n`);
       io.out(ok ? 'PASS: qemu-riscv32, the functional model and the pipeline agree on every program\n' : `FAIL: ${r.first_problem}\n`);
       return ok ? 0 : 1;
+    },
+  },
+  {
+    path: ['hpu', 'qemu-trace'],
+    summary: 'run ELFs under qemu-riscv32 with a CPU dump per instruction and diff its normalised trace against the pipeline\'s',
+    positional: 'path',
+    details: `
+PATH is an ELF or a directory (every *.elf below it, in name order). Each ELF runs under
+'qemu-riscv32 -one-insn-per-tb -d exec,cpu,nochain' (-singlestep on QEMU before 8.1), which dumps
+the pc and x0..x31 before every instruction, and on the five-stage pipeline. Both become one line
+per retired instruction in the --trace format '<pc> <insn> [x<rd>=<value>]', a register write kept
+only when it changes the register (QEMU's dumps cannot show the others): on QEMU's side the
+instruction word comes from the ELF and the write is the register that differs between one dump
+and the next. The first line that differs is printed with both sides. Exits 1 when any trace
+differs, 2 when qemu-riscv32 is missing or an ELF is unusable.`,
+    flags: [
+      { name: 'path', type: 'string', required: true, help: 'an RV32IM ELF, or a directory of them' },
+      { name: 'max-cycles', type: 'int', default: 10_000_000, min: 1, max: 2 ** 52, help: 'pipeline cycle budget per program' },
+      { name: 'qemu', type: 'string', default: 'qemu-riscv32', help: 'the qemu user-mode binary' },
+    ],
+    run(f, io) {
+      const root = str(f, 'path');
+      const files = elfFiles(root);
+      const results: QemuTraceResult[] = [];
+      withProgress(io, { label: 'hpu qemu-trace', total: files.length, unit: 'programs' }, (update) => {
+        for (const file of files) {
+          results.push(runQemuTrace(file, readElf(file), { qemu: str(f, 'qemu'), maxCycles: num(f, 'max-cycles') }));
+          update(results.length);
+        }
+      });
+      const bad = results.filter((r) => !r.match);
+      const instructions = results.reduce((a, r) => a + r.compared, 0);
+      if (bool(f, 'json')) {
+        io.out(JSON.stringify({ programs: results.length, instructions_compared: instructions, mismatches: bad.length, pass: bad.length === 0, results }) + '\n');
+        return bad.length === 0 ? 0 : 1;
+      }
+      for (const r of results) {
+        io.out(`${r.match ? 'same' : 'DIFF'}  ${r.file}: ${r.compared} instructions compared (qemu ${r.qemu_instructions}, pipeline ${r.pipeline_instructions}; qemu exit status ${r.qemu_status})\n`);
+        if (r.first_difference !== null) io.out(`      first difference at instruction ${r.first_difference.index}:\n        qemu     ${r.first_difference.qemu}\n        pipeline ${r.first_difference.pipeline}\n`);
+      }
+      io.out(bad.length === 0 ? `PASS: ${results.length} programs, ${instructions} instructions, the pipeline's trace equals qemu-riscv32's\n` : `FAIL: ${bad.length} of ${results.length} programs differ\n`);
+      return bad.length === 0 ? 0 : 1;
     },
   },
 ];
