@@ -15,7 +15,7 @@ export interface StreamSpec {
   packets: number;
   /** packets per message (default 32) */
   perMessage?: number;
-  /** the busy handler's spin count (first word of each packet) */
+  /** the busy handler's loop count or the work handler's instruction count (first word of each packet) */
   spin?: number;
   params: Partial<SpinParams>;
   maxCycles?: number;
@@ -50,7 +50,7 @@ export function runStream(s: StreamSpec): StreamResult {
     const data = new Uint8Array(n * s.pktBytes);
     const dv = new DataView(data.buffer);
     for (let k = 0; k < n; k++) {
-      if (s.handler === 'busy' && s.pktBytes >= 4) dv.setUint32(k * s.pktBytes, s.spin ?? 0, true);
+      if ((s.handler === 'busy' || s.handler === 'work') && s.pktBytes >= 4) dv.setUint32(k * s.pktBytes, s.spin ?? 0, true);
       else for (let i = 0; i < s.pktBytes; i++) data[k * s.pktBytes + i] = (i * 31 + k) & 255;
     }
     msgs.push({ msgId: m, tag: 1, source: 1, data, mtu: s.pktBytes, sendCycle: 0 });
@@ -105,17 +105,26 @@ export function runStream(s: StreamSpec): StreamResult {
   };
 }
 
-/** The largest busy-handler spin count whose stream runs without drops or link pauses, and that run (binary search). */
-export function lineRateBudget(base: Omit<StreamSpec, 'spin' | 'handler'>, maxSpin = 4096): { spin: number; run: StreamResult; failRun: StreamResult | null } {
+/** The load generators: busy (a loop, 4 cycles a step) and work (straight-line, 1 cycle a step, at most WORK_MAX). */
+export type LoadHandler = 'busy' | 'work';
+/** WORK_MAX in rtl/hpu/handlers/work.c */
+export const WORK_MAX = 3000;
+
+/**
+ * The largest load-generator count (busy: loop iterations; work: straight-line instructions)
+ * whose stream runs without drops or link pauses, and that run (binary search).
+ */
+export function lineRateBudget(base: Omit<StreamSpec, 'spin' | 'handler'>, handler: LoadHandler = 'work'): { spin: number; run: StreamResult; failRun: StreamResult | null } {
   const ok = (r: StreamResult): boolean => r.droppedPackets === 0 && r.pauseCycles === 0 && r.failed === 0;
+  const maxSpin = handler === 'work' ? WORK_MAX : 4096;
   let lo = 0;
-  let loRun = runStream({ ...base, handler: 'busy', spin: 0 });
+  let loRun = runStream({ ...base, handler, spin: 0 });
   if (!ok(loRun)) return { spin: -1, run: loRun, failRun: loRun };
   let hi = maxSpin;
   let hiRun: StreamResult | null = null;
   while (hi - lo > 1) {
     const mid = (lo + hi) >> 1;
-    const r = runStream({ ...base, handler: 'busy', spin: mid });
+    const r = runStream({ ...base, handler, spin: mid });
     if (ok(r)) {
       lo = mid;
       loRun = r;

@@ -9,7 +9,7 @@ import { parseElf, type ElfImage } from '../../models/hpu/elf.ts';
 import type { MatchEntry, SpinPacket } from '../../rtl/hpu/spin/types.ts';
 
 export const HANDLER_DIR = fileURLToPath(new URL('../../rtl/hpu/handlers/elf/', import.meta.url));
-export const BUILTIN_HANDLERS = ['pingpong', 'accumulate', 'unpack', 'histogram', 'probe', 'busy'] as const;
+export const BUILTIN_HANDLERS = ['pingpong', 'accumulate', 'unpack', 'histogram', 'probe', 'busy', 'work'] as const;
 
 const cache = new Map<string, ElfImage>();
 

@@ -12,7 +12,7 @@ if [ "${1:-}" = "--check" ]; then out=$(mktemp -d); trap 'rm -rf "$out" "$obj"' 
 flags=(-march=rv32im -mabi=ilp32 -O2 -nostdlib -ffreestanding -fno-pic -mcmodel=medlow -ffile-prefix-map="$PWD"=. -Iinclude)
 "$CC" "${flags[@]}" -c -o "$obj/crt0.o" crt0.S
 # handler name and its 16 KiB slot in the L2 handler-code region (see docs/hpu.md, memory map)
-handlers="pingpong:0x10000 accumulate:0x14000 unpack:0x18000 histogram:0x1c000 probe:0x20000 busy:0x24000"
+handlers="pingpong:0x10000 accumulate:0x14000 unpack:0x18000 histogram:0x1c000 probe:0x20000 busy:0x24000 work:0x28000"
 for h in $handlers; do
   name=${h%%:*}; base=${h##*:}
   "$CC" "${flags[@]}" -c -o "$obj/$name.o" "$name.c"
