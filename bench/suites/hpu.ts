@@ -4,6 +4,9 @@
  * benchmark program of experiments/hpu/benchProgram.ts (a 15-instruction loop with loads, stores,
  * a multiply and a load-use pair), next to qemu-riscv32 running the same ELF where it is installed
  * (wall-clock of the whole process, so start-up is included; the median of three runs).
+ * On a shared machine the wall-clock rates fall with the load; each is therefore also given per
+ * second of this process's CPU time (user + system, process.cpuUsage) over the same work, which
+ * other processes disturb far less: the goals are judged on both.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +18,15 @@ import { Rv32Iss } from '../../models/hpu/iss.ts';
 import { benchProgramElf, BENCH_INSNS_PER_ITERATION } from '../../experiments/hpu/benchProgram.ts';
 import { buildPipeline } from '../../experiments/hpu/run.ts';
 import { qemuVersion } from '../../experiments/hpu/qemuDiff.ts';
+
+/** Units of work per second of this process's CPU time, over `reps` calls of `chunk` (each returns its units). */
+function cpuRate(chunk: () => number, reps: number): number {
+  let units = 0;
+  const t0 = process.cpuUsage();
+  for (let i = 0; i < reps; i++) units += chunk();
+  const u = process.cpuUsage(t0);
+  return units / ((u.user + u.system) / 1e6);
+}
 
 export const suite: BenchSuite = {
   name: 'hpu',
@@ -31,6 +43,15 @@ export const suite: BenchSuite = {
       unit: ' /s',
       target: { op: '>=', value: 50e6 },
       note: `${BENCH_INSNS_PER_ITERATION}-instruction loop (loads, stores, mul, load-use), ${f.samples} samples of ${chunk.toLocaleString('en-US')} instructions`,
+    });
+    const fCpu = cpuRate(() => iss.run(chunk), quick ? 2 : 8);
+    figs.push({
+      key: 'hpu.functional.instr_per_cpu_s',
+      label: 'HPU functional RV32IM model: instructions per CPU second',
+      value: fCpu,
+      unit: ' /s',
+      target: { op: '>=', value: 50e6 },
+      note: `the same loop, ${quick ? 2 : 8} chunks, divided by this process's CPU time (user + system) instead of wall-clock time`,
     });
     const { sim, core } = buildPipeline(endless);
     const cyc = quick ? 50_000 : 1_000_000;
@@ -49,6 +70,18 @@ export const suite: BenchSuite = {
       unit: ' /s',
       target: { op: '>=', value: 10e6 },
       note: `same loop, CPI ${(sim.cycle / core.retired).toFixed(3)}, ${(p.perSecond * core.retired / sim.cycle / 1e6).toFixed(1)} M instructions/s, ${p.samples} samples`,
+    });
+    const pCpu = cpuRate(() => {
+      sim.step(cyc);
+      return cyc;
+    }, quick ? 2 : 5);
+    figs.push({
+      key: 'hpu.pipeline.cycles_per_cpu_s',
+      label: 'HPU five-stage pipeline, one core: cycles per CPU second',
+      value: pCpu,
+      unit: ' /s',
+      target: { op: '>=', value: 10e6 },
+      note: `the same loop, ${quick ? 2 : 5} chunks, divided by this process's CPU time (user + system) instead of wall-clock time`,
     });
     const version = qemuVersion();
     if (version !== null) {
