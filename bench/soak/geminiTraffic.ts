@@ -4,6 +4,10 @@
  * intra-NIC, inter-NIC or inter-ASIC; puts and gets of 8 B to 16 KiB, so both the FMA and the BTE
  * carry them, some strided), with a random software gap between calls. Calls are made on demand
  * and checked as they complete (`onDone`), then dropped: the component keeps one call per process.
+ * Every process has its own 40 KiB of every node's memory from byte 64 KiB on (process g of all
+ * NICs: 64 KiB + g x 40 KiB): its buffers (source of its puts and destination of its gets on its own
+ * node, 16 KiB; their other end on the target, the next 16 KiB), its completion word and its
+ * fetched-value word; so no two calls write the same bytes and none touches the AMO words.
  */
 import { Component, NEVER, type Rng, type Scope } from '../../rtl/kernel/index.ts';
 import { AMO_NAMES } from '../../rtl/gemini/amo/ops.ts';
@@ -11,6 +15,9 @@ import type { GeminiNic } from '../../rtl/gemini/nic.ts';
 import { AmoReq, Transfer, XFER_AMO, XFER_GET, XFER_PUT } from '../../rtl/gemini/types.ts';
 
 const SIZES = [8, 64, 200, 1024, 2040, 2048, 4096, 16384];
+/** each process's share of every node's memory (see above) */
+const REGION_BASE = 65536;
+const REGION_BYTES = 40960;
 
 export class GeminiCallers extends Component {
   private readonly cur: (Transfer | null)[];
@@ -46,9 +53,14 @@ export class GeminiCallers extends Component {
     return n;
   }
 
-  private make(): Transfer {
+  private make(proc: number): Transfer {
     const r = this.rng;
     const x = new Transfer();
+    const region = REGION_BASE + ((2 * this.nic.asic + this.nic.index) * this.cur.length + proc) * REGION_BYTES;
+    x.localAddr = region;
+    x.remoteAddr = region + 16384;
+    x.cqAddr = region + 32768;
+    x.cqData = proc + 1;
     const k = r.int(10);
     x.kind = k < 4 ? XFER_PUT : k < 7 ? XFER_GET : XFER_AMO;
     [x.dstAsic, x.dstNic] = this.targets[r.int(this.targets.length)]!;
@@ -66,6 +78,7 @@ export class GeminiCallers extends Component {
       a.bLo = r.bool() ? r.int(4) : r.u32();
       x.amo = a;
       x.bytes = 8;
+      x.localAddr = region + 32776; // the fetched value
     } else {
       x.bytes = SIZES[r.int(SIZES.length)]!;
       if (x.bytes >= 64 && x.bytes <= 1024 && r.int(8) === 0) {
@@ -101,7 +114,7 @@ export class GeminiCallers extends Component {
         wake = t + 1;
         continue;
       }
-      const y = this.make();
+      const y = this.make(i);
       if (this.nic.start(y)) {
         this.cur[i] = y;
         this.hooks.issued(y);

@@ -15,6 +15,9 @@ import { type GeminiParams, geminiParams } from '../../rtl/gemini/params.ts';
 import { GeminiSystem } from '../../rtl/gemini/system.ts';
 import { AmoReq, Transfer, XFER_AMO } from '../../rtl/gemini/types.ts';
 
+/** Byte address of the first process's result word in its node's memory (each process has 16 bytes: its FADD result and its completion word); the counter is word 0 of ASIC 0 NIC 0. */
+const RESULT_BASE = 4096;
+
 /** The processes of one node: each issues its next FADD swCycles after the previous one completed. */
 class NodeProcesses extends Component {
   private readonly nextAt: Float64Array;
@@ -52,7 +55,9 @@ class NodeProcesses extends Component {
       const x = this.cur[i];
       if (x !== null && x !== undefined && x.doneCycle >= 0) {
         this.latencies.push(x.doneCycle - x.issueCycle + this.sw);
-        this.fetched.push((BigInt(x.amo!.oldHi >>> 0) << 32n) | BigInt(x.amo!.oldLo >>> 0));
+        // the fetched value as the process reads it: its result word in its own node's memory
+        const w = this.nic.memory.load64(x.localAddr);
+        this.fetched.push((BigInt(w.hi >>> 0) << 32n) | BigInt(w.lo >>> 0));
         this.cur[i] = null;
         this.nextAt[i] = x.doneCycle + this.sw;
       }
@@ -67,6 +72,9 @@ class NodeProcesses extends Component {
           x.kind = XFER_AMO;
           x.srcAsic = this.nic.asic;
           x.srcNic = this.nic.index;
+          x.localAddr = RESULT_BASE + 16 * i; // this process's result word and completion word
+          x.cqAddr = x.localAddr + 8;
+          x.cqData = this.left[i]!;
           const r = new AmoReq();
           r.op = AMO_FADD;
           r.aLo = 1;

@@ -34,8 +34,20 @@ export function target(placement: Placement): [number, number] {
   return placement === 'intra-nic' ? [0, 0] : placement === 'inter-nic' ? [0, 1] : [1, 0];
 }
 
+/**
+ * Where a call's bytes live (byte addresses, the same on every node): the initiator's buffer
+ * (source of a put, destination of a get) at LOCAL_BASE, the target's at REMOTE_BASE (apart, so an
+ * intra-NIC call's two buffers do not overlap; each room for 448 KiB), the completion word at
+ * CQ_ADDR, an AMO's word at AMO_ADDR and a fetching AMO's result at AMO_RESULT_ADDR.
+ */
+export const CALL_LAYOUT = { CQ_ADDR: 0x100, AMO_ADDR: 0x200, AMO_RESULT_ADDR: 0x208, LOCAL_BASE: 0x1000, REMOTE_BASE: 0x80000 } as const;
+
 export function makeTransfer(spec: CallSpec): Transfer {
   const x = new Transfer();
+  x.localAddr = spec.kind === 'amo' ? CALL_LAYOUT.AMO_RESULT_ADDR : CALL_LAYOUT.LOCAL_BASE;
+  x.remoteAddr = CALL_LAYOUT.REMOTE_BASE;
+  x.cqAddr = CALL_LAYOUT.CQ_ADDR;
+  x.cqData = 1;
   x.kind = spec.kind === 'put' ? XFER_PUT : spec.kind === 'get' ? XFER_GET : XFER_AMO;
   x.bytes = spec.kind === 'amo' ? 8 : spec.bytes;
   x.elemBytes = spec.elemBytes ?? 0;
@@ -44,7 +56,7 @@ export function makeTransfer(spec: CallSpec): Transfer {
   if (spec.kind === 'amo') {
     const r = new AmoReq();
     r.op = spec.amoOp ?? AMO_FADD;
-    r.addr = 0;
+    r.addr = CALL_LAYOUT.AMO_ADDR;
     r.aLo = 1;
     x.amo = r;
   }

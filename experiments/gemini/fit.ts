@@ -8,7 +8,7 @@ import { GEMINI_DEFAULTS, GEMINI_FITTED, type GeminiParams } from '../../rtl/gem
 import { runCalls } from './calls.ts';
 import { SEED_ROWS } from './seedFigures.ts';
 
-export const FITTED_PARAMS: Partial<GeminiParams> = { swCycles: 153, netlinkCycles: 43, routerCycles: 106 };
+export const FITTED_PARAMS: Partial<GeminiParams> = { swCycles: 152, netlinkCycles: 44, routerCycles: 104 };
 
 export function latencyCost(p: Partial<GeminiParams>): number {
   const rows = SEED_ROWS.filter((r) => r.fit);

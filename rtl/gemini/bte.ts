@@ -5,8 +5,9 @@ import { MEM_PIO, MEM_READ, MemReq, NET_GET_REQ, NET_PUT_DATA, type NetPkt, netP
 /**
  * Block Transfer Engine (BTE): the NIC's DMA path, used from the PIO threshold up. The CPU writes
  * one 64-byte descriptor (across HyperTransport); for a put the BTE then reads the source buffer
- * from host memory in 64-byte reads (or one read per element of a strided put), at most `window`
- * outstanding, and sends each read's data as a PUT_DATA packet; for a get it sends one request and
+ * from host memory (`localAddr` on) in 64-byte reads, at most `window`
+ * outstanding, and sends each read's data as a PUT_DATA packet naming its place at the target
+ * (`remoteAddr` on); for a get it sends one request (naming the source) and
  * the target NIC's receive side reads and returns the data. One transfer at a time.
  *
  * Per cycle: (1) take a command and push its descriptor store; (2) an arrived descriptor starts
@@ -69,7 +70,9 @@ export class Bte extends Component {
         if (this.net.canPush()) {
           this.pioIn.pop();
           this.pending = false;
-          this.net.push(this.packet(x, NET_GET_REQ, 0, true));
+          const g = this.packet(x, NET_GET_REQ, 0, true);
+          g.addr = x.remoteAddr;
+          this.net.push(g);
           netUsed = true;
         }
       } else {
@@ -87,6 +90,7 @@ export class Bte extends Component {
       m.route = ROUTE_BTE;
       m.bytes = a.packetBytes(this.nextRead);
       m.tag = this.nextRead;
+      m.addr = a.localAddr + a.pieceOffset(this.nextRead);
       m.owner = a;
       this.memReq.push(m);
       this.nextRead++;
@@ -98,7 +102,11 @@ export class Bte extends Component {
       const x = m.owner as Transfer;
       this.outstanding--;
       const last = m.tag === x.packets - 1;
-      this.net.push(this.packet(x, NET_PUT_DATA, m.bytes, last));
+      const p = this.packet(x, NET_PUT_DATA, m.bytes, last);
+      p.addr = x.remoteAddr + x.pieceOffset(m.tag);
+      p.hi = m.hi; // the word of an 8-byte piece (read from the source)
+      p.lo = m.lo;
+      this.net.push(p);
       if (last) this.active = null;
     }
     if (this.active !== null || this.pioIn.canPop() || this.memResp.canPop() || (!this.pending && this.cmd.canPop())) return t + 1;

@@ -1,6 +1,6 @@
 import { Channel, Component, type Counter, NEVER, type Scope } from '../kernel/index.ts';
 import { FMA_DESCRIPTOR_BYTES, ROUTE_FMA_PIO } from './routes.ts';
-import { type Completion, MEM_NOTIFY, MEM_PIO, MEM_PIO_READ, MemReq, NET_AMO_REQ, NET_GET_REQ, NET_PUT_DATA, type NetPkt, netPacket, type Transfer, XFER_AMO, XFER_GET } from './types.ts';
+import { type Completion, MEM_PIO, MEM_PIO_READ, MEM_STATUS, MemReq, NET_AMO_REQ, NET_GET_REQ, NET_PUT_DATA, type NetPkt, netPacket, type Transfer, XFER_AMO, XFER_GET } from './types.ts';
 
 /**
  * Fast Memory Access unit (FMA): the NIC's programmed-I/O path, used for transfers below the PIO
@@ -8,7 +8,9 @@ import { type Completion, MEM_NOTIFY, MEM_PIO, MEM_PIO_READ, MemReq, NET_AMO_REQ
  * descriptor and, for a put, the data itself into the FMA's window; those stores cross
  * HyperTransport (host-to-NIC) and the FMA turns each arriving piece into a network packet: a
  * put's 64-byte pieces into PUT_DATA packets, a get's or an AMO's descriptor into one request
- * packet.
+ * packet. Each store names the remote address of its piece, which its packet carries; an 8-byte
+ * piece of a put also carries its word, which the CPU loads from the put's source (`localAddr`)
+ * as it stores it.
  *
  * Strided transfers (elemBytes > 0) go one element at a time: each element has its own remote
  * address, so the CPU writes one descriptor per element (then, for a put, the element's data; for
@@ -60,7 +62,12 @@ export class Fma extends Component {
   private arrElem = 0;
   readonly stats: { transfers: Counter; packets: Counter; statusReads: Counter };
 
-  constructor(parent: Scope, name: string) {
+  /** @param cpu the node's memory as the CPU loads it (the source of the words it stores into the window) */
+  constructor(
+    parent: Scope,
+    name: string,
+    private readonly cpu: { load64(addr: number): { hi: number; lo: number } },
+  ) {
     super(parent, name);
     this.cmd = new Channel<Transfer>(this, 'cmd', { capacity: 4, latency: 1 }).bindConsumer(this);
     this.pioOut = new Channel<MemReq>(this, 'pio_out', { capacity: 4, latency: 1 }).bindProducer(this);
@@ -126,6 +133,7 @@ export class Fma extends Component {
     }
   }
 
+  /** One CPU store into the FMA window (tag -1: the descriptor; a data store names its piece's remote address and, 8 bytes, carries the word the CPU loaded from the source). */
   private store(x: Transfer, kind: number, tag: number, bytes: number): void {
     this.inFlight++;
     const m = new MemReq();
@@ -134,6 +142,14 @@ export class Fma extends Component {
     m.owner = x;
     m.tag = tag;
     m.bytes = bytes;
+    if (tag >= 0 && kind === MEM_PIO) {
+      m.addr = x.remoteAddr + x.pieceOffset(tag);
+      if (bytes === 8) {
+        const w = this.cpu.load64(x.localAddr + x.pieceOffset(tag));
+        m.hi = w.hi;
+        m.lo = w.lo;
+      }
+    }
     this.pioOut.push(m);
   }
 
@@ -144,7 +160,7 @@ export class Fma extends Component {
     if (m.kind === MEM_PIO_READ) {
       if (!this.statusOut.canPush()) return;
       const a = new MemReq();
-      a.kind = MEM_NOTIFY;
+      a.kind = MEM_STATUS;
       a.bytes = 8;
       a.owner = this.status;
       this.statusOut.push(a);
@@ -153,6 +169,7 @@ export class Fma extends Component {
       let p: NetPkt | null = null;
       if (x.kind === XFER_GET) {
         p = netPacket(NET_GET_REQ, x, false, 0, true);
+        p.addr = x.remoteAddr;
         if (x.elemBytes > 0) {
           if (this.arrX !== x) {
             this.arrX = x;
@@ -160,9 +177,17 @@ export class Fma extends Component {
           }
           p.elem = this.arrElem++;
           p.last = p.elem === x.packets - 1;
+          p.addr = x.remoteAddr + x.pieceOffset(p.elem);
         }
-      } else if (x.kind === XFER_AMO) p = netPacket(NET_AMO_REQ, x, false, 24, true); // operation, operands
-      else if (m.tag >= 0) p = netPacket(NET_PUT_DATA, x, false, m.bytes, m.tag === x.packets - 1); // (tag -1: a put's descriptor; the data pieces follow)
+      } else if (x.kind === XFER_AMO) {
+        p = netPacket(NET_AMO_REQ, x, false, 24, true); // operation, operands
+        p.addr = x.amo!.addr;
+      } else if (m.tag >= 0) {
+        p = netPacket(NET_PUT_DATA, x, false, m.bytes, m.tag === x.packets - 1); // (tag -1: a put's descriptor; the data pieces follow)
+        p.addr = m.addr;
+        p.hi = m.hi;
+        p.lo = m.lo;
+      }
       if (p !== null) {
         this.net.push(p);
         this.stats.packets.inc();

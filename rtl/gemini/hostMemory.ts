@@ -1,5 +1,5 @@
 import { Channel, Component, type Counter, NEVER, Pipeline, type Scope } from '../kernel/index.ts';
-import { type Completion, MEM_NOTIFY, MEM_READ, type MemReq } from './types.ts';
+import { type Completion, MEM_NOTIFY, MEM_READ, MEM_STATUS, type MemReq } from './types.ts';
 
 /** Host memory parameters. */
 export interface HostMemoryConfig {
@@ -22,8 +22,11 @@ export const HOST_MEMORY_DEFAULTS: HostMemoryConfig = { bytes: 1 << 20, readCycl
  * cycle from `req` in order, and no more data than `bytesPerCycle` allows (reads and writes share
  * that budget: the host end of the link, see docs/gemini.md); a posted write updates the word (8-byte writes) at once; a read is answered
  * on `resp` readCycles later, in order (a read sees every write taken before it); a write with
- * `ack` is acknowledged the same way; a completion write (MEM_NOTIFY) completes its owner in the
- * cycle it is taken. The host CPU's
+ * `ack` is acknowledged the same way; a completion write (MEM_NOTIFY) writes its completion word
+ * and completes its owner in the cycle it is taken; the FMA's status answer (MEM_STATUS) completes
+ * its owner (the CPU's read) and writes nothing. Every transaction names its own address: a word
+ * transaction whose address is not an aligned word inside the memory is an error of the block that
+ * made it (thrown, never written elsewhere). The host CPU's
  * own loads and stores (`load64`, `store64`) go straight to these words: they do not pass the
  * NIC, so the AMO unit's cache never sees them (the non-coherence the seed describes).
  */
@@ -87,8 +90,12 @@ export class HostMemory extends Component {
     if (!stalled && free && this.req.canPop()) {
       const m = this.req.pop();
       this.freeAt = Math.max(t, this.freeAt) + Math.max(1, m.bytes / this.cfg.bytesPerCycle);
-      const word = m.bytes === 8 && m.addr % 8 === 0 && m.addr >= 0 && m.addr + 8 <= this.cfg.bytes;
-      if (m.kind === MEM_READ) {
+      const word = m.bytes === 8 && m.kind !== MEM_STATUS;
+      if (word) this.wordIndex(m.addr);
+      else if (m.kind !== MEM_STATUS && (!Number.isInteger(m.addr) || m.addr < 0 || m.addr + m.bytes > this.cfg.bytes)) throw new RangeError(`${this.path}: ${m.bytes}-byte transaction at address ${m.addr} is outside ${this.cfg.bytes} bytes`);
+      if (m.kind === MEM_STATUS) {
+        if (m.owner !== null) (m.owner as Completion).doneCycle = t;
+      } else if (m.kind === MEM_READ) {
         if (word) {
           m.lo = this.words[m.addr / 4]!;
           m.hi = this.words[m.addr / 4 + 1]!;

@@ -1,6 +1,6 @@
 import { type Channel, Component, NEVER, type Scope } from '../kernel/index.ts';
 import { Lane } from './lane.ts';
-import { MEM_NOTIFY, MEM_PIO, MEM_READ, MEM_WRITE, type MemReq } from './types.ts';
+import { MEM_NOTIFY, MEM_PIO, MEM_READ, MEM_STATUS, MEM_WRITE, type MemReq } from './types.ts';
 
 /** HyperTransport link parameters (defaults: HT3 x16 at 2.6 GHz, seen from a 650 MHz NIC clock). */
 export interface HtLinkConfig {
@@ -15,10 +15,12 @@ export const HT_DEFAULTS: HtLinkConfig = { bytesPerCycle: 16, flightCycles: 40 }
 /**
  * Bytes a transaction occupies on the wire: HyperTransport command packets are 8 bytes for a
  * sized write (posted), a read request and a CPU store, 4 bytes for a read response; data follows
- * in up to 64-byte payloads. (HT 3.0 specification, packet formats.)
+ * in up to 64-byte payloads; the FMA's answer to the CPU's status read is a read response (4 + 8).
+ * (HT 3.0 specification, packet formats.)
  */
 export function htWireBytes(m: MemReq): number {
   if (m.resp) return 4 + (m.kind === MEM_READ ? m.bytes : 0);
+  if (m.kind === MEM_STATUS) return 4 + m.bytes;
   if (m.kind === MEM_READ) return 8;
   if (m.kind === MEM_WRITE || m.kind === MEM_NOTIFY || m.kind === MEM_PIO) return 8 + m.bytes;
   return 8;

@@ -1,5 +1,6 @@
 import { Channel, Component, NEVER, type Scope } from '../kernel/index.ts';
 import { InputError } from '../kernel/errors.ts';
+import { AMO_FETCHING } from './amo/ops.ts';
 import { AmoUnit } from './amo/unit.ts';
 import { Bte } from './bte.ts';
 import { Crossbar } from './crossbar.ts';
@@ -45,7 +46,7 @@ export class GeminiNic extends Component {
   ) {
     super(parent, name);
     this.memory = new HostMemory(this, 'mem', { readCycles: p.memReadCycles, bytes: p.amo.memBytes ?? 1 << 20, bytesPerCycle: p.hostBytesPerCycle });
-    this.fma = new Fma(this, 'fma');
+    this.fma = new Fma(this, 'fma', this.memory);
     this.bte = new Bte(this, 'bte', p.bteWindow);
     this.amo = new AmoUnit(this, 'amo', { ...p.amo, ports: 1 });
     this.amo.memRoute = ROUTE_AMO;
@@ -68,7 +69,7 @@ export class GeminiNic extends Component {
 
   /** Start a transfer (a blocking DMAPP call's hardware part): FMA below the PIO threshold and for strided transfers (one FMA transaction per element), else BTE. */
   start(x: Transfer): boolean {
-    GeminiNic.validate(x);
+    this.validate(x);
     x.pio = x.bytes < this.p.pioThreshold || x.amo !== null || x.elemBytes > 0;
     const ch = x.pio ? this.fma.cmd : this.bte.cmd;
     if (!ch.canPush()) return false;
@@ -78,14 +79,31 @@ export class GeminiNic extends Component {
   }
 
   /**
-   * A command the engines cannot finish is refused before anything is taken (the NIC is unchanged):
-   * a size that is not a positive integer would never send its last packet, and a strided transfer
-   * smaller than one element has no element to send.
+   * A command the engines cannot finish, or that names no place for its data or its completion, is
+   * refused before anything is taken (the NIC is unchanged): a size that is not a positive integer
+   * would never send its last packet, a strided transfer smaller than one element has no element to
+   * send, and every byte the call reads or writes must lie in node memory (both nodes' memories have
+   * this NIC's size): the completion word (`cqAddr`) always, the buffers (`localAddr`, `remoteAddr`)
+   * of a put or get, the result word (`localAddr`) of a fetching AMO (an AMO's own word is checked
+   * by the AMO unit, which answers a bad one with an error status). Addresses are 8-byte aligned.
    */
-  private static validate(x: Transfer): void {
-    if (x.amo !== null) return;
+  private validate(x: Transfer): void {
+    const mem = this.memory.cfg.bytes;
+    const place = (what: string, addr: number, span: number): void => {
+      if (!Number.isInteger(addr) || addr < 0) throw new InputError(`gemini transfer: ${what} must name a byte address (a non-negative integer), got ${addr}`);
+      if (addr % 8 !== 0) throw new InputError(`gemini transfer: ${what} ${addr} is not 8-byte aligned`);
+      if (addr + span > mem) throw new InputError(`gemini transfer: ${what} ${addr} + ${span} bytes runs past the end of node memory (${mem} bytes)`);
+    };
+    place('cqAddr', x.cqAddr, 8);
+    if (x.amo !== null) {
+      if (AMO_FETCHING[x.amo.op] === 1) place('localAddr (the fetched value)', x.localAddr, 8);
+      return;
+    }
     if (!Number.isInteger(x.bytes) || x.bytes < 1) throw new InputError(`gemini transfer: bytes must be a positive integer, got ${x.bytes}`);
     if (x.elemBytes > 0 && x.bytes < x.elemBytes) throw new InputError(`gemini transfer: a strided transfer of ${x.bytes} bytes is smaller than one element (${x.elemBytes} bytes)`);
+    if (x.elemBytes > 0 && (!Number.isInteger(x.stride) || x.stride < x.elemBytes)) throw new InputError(`gemini transfer: the stride (${x.stride}) of a strided transfer must be an integer >= its element size (${x.elemBytes} bytes)`);
+    place('localAddr', x.localAddr, x.span());
+    place('remoteAddr', x.remoteAddr, x.span());
   }
 
   tick(): number {

@@ -1,5 +1,5 @@
 import { Channel, Component, type Counter, NEVER, type Scope } from '../kernel/index.ts';
-import { AMO_FETCHING } from './amo/ops.ts';
+import { AMO_FETCHING, AMO_OK } from './amo/ops.ts';
 import { ROUTE_RX } from './routes.ts';
 import { type AmoReq, MEM_NOTIFY, MEM_READ, MEM_WRITE, MemReq, NET_AMO_REQ, NET_AMO_RESP, NET_GET_DATA, NET_GET_REQ, NET_PUT_ACK, NET_PUT_DATA, type NetPkt, netPacket, type Transfer } from './types.ts';
 
@@ -8,12 +8,16 @@ import { type AmoReq, MEM_NOTIFY, MEM_READ, MEM_WRITE, MemReq, NET_AMO_REQ, NET_
  *
  * | packet | at | action |
  * | --- | --- | --- |
- * | PUT_DATA | target | posted HT write of the payload; the last one asks for an acknowledgement, which sends PUT_ACK back |
- * | PUT_ACK | initiator | completion write (8 bytes) to host memory: the put is done when host memory takes it |
- * | GET_REQ | target | queued; the data is read from host memory (64-byte reads, or the one element a strided get's request names; at most `window` outstanding) and each read returns as a GET_DATA packet |
- * | GET_DATA | initiator | HT write of the payload; the last one is the completion write |
- * | AMO_REQ | target | handed to the AMO unit; its response returns as AMO_RESP (8 bytes of payload when fetching) |
- * | AMO_RESP | initiator | completion write (8 bytes, the fetched value) |
+ * | PUT_DATA | target | posted HT write of the payload at the address the packet names; the last one asks for an acknowledgement, which sends PUT_ACK back |
+ * | PUT_ACK | initiator | completion write (the 8-byte completion word at the call's `cqAddr`): the put is done when host memory takes it |
+ * | GET_REQ | target | queued; the data is read from host memory at the address the request names (64-byte reads, or the one element a strided get's request names; at most `window` outstanding) and each read returns as a GET_DATA packet naming its place at the initiator |
+ * | GET_DATA | initiator | HT write of the payload at the address the packet names; after the last one, the completion write |
+ * | AMO_REQ | target | handed to the AMO unit; its response returns as AMO_RESP (8 bytes of payload when fetching: the old value) |
+ * | AMO_RESP | initiator | fetching: HT write of the old value at the call's `localAddr`, then the completion write; non-fetching: the completion write |
+ *
+ * A response that needs two writes (the last GET_DATA, a fetching AMO_RESP) owes the completion
+ * write (`owed`): it goes out in the next cycle the HT port is free, before any other response or
+ * request that needs the port.
  *
  * Requests and responses arrive on separate queues (virtual channels), from the Netlink and from
  * the NIC's own port (loopback). Per cycle: (1) one arrived response, then one arrived request
@@ -49,6 +53,10 @@ export class NicRx extends Component {
   private readonly memCredits: number;
   private pickReq = 0;
   private pickResp = 0;
+  /** the call whose completion write is still to be pushed (after its last data write) */
+  private owed: Transfer | null = null;
+  /** per queued get request: the address of its first piece at this node */
+  private readonly getAddr: number[] = [];
   readonly stats: { packets: Counter; writes: Counter; reads: Counter };
 
   constructor(
@@ -76,6 +84,8 @@ export class NicRx extends Component {
     this.gets.length = 0;
     this.getStart.length = 0;
     this.getEnd.length = 0;
+    this.getAddr.length = 0;
+    this.owed = null;
     this.getNext = 0;
     this.getOut = 0;
     this.pickReq = 0;
@@ -84,8 +94,15 @@ export class NicRx extends Component {
   }
 
   tick(t: number): number {
+    // 0. a completion write owed by last cycle's response holds the HT port first
+    const owed = this.owed;
+    if (owed !== null && this.memReq.canPush()) {
+      this.memReq.push(this.completionWrite(owed));
+      this.stats.writes.inc();
+      this.owed = null;
+    }
     // 1. one arrived response, then one arrived request (separate virtual channels)
-    let memUsed = this.arrive(this.netResp, this.loopResp, true, false);
+    let memUsed = this.arrive(this.netResp, this.loopResp, true, owed !== null);
     if (this.arrive(this.netReq, this.loopReq, false, memUsed)) memUsed = true;
     // 2. responses to packets
     if (this.net.canPush()) {
@@ -96,25 +113,36 @@ export class NicRx extends Component {
         if (m.kind === MEM_READ) {
           this.getOut--;
           const last = m.tag === x.packets - 1;
-          this.net.push(this.reply(x, NET_GET_DATA, m.bytes, last));
+          const d = this.reply(x, NET_GET_DATA, m.bytes, last);
+          d.addr = x.localAddr + x.pieceOffset(m.tag);
+          d.hi = m.hi; // the word of an 8-byte piece
+          d.lo = m.lo;
+          this.net.push(d);
         } else this.net.push(this.reply(x, NET_PUT_ACK, 0, true));
       } else if (this.amoResp.canPop()) {
         const r = this.amoResp.pop();
         const x = this.amoXfers.shift()!;
         if (x.amo !== r) throw new Error(`${this.path}: AMO response out of order`);
-        this.net.push(this.reply(x, NET_AMO_RESP, AMO_FETCHING[r.op] === 1 ? 8 : 0, true));
+        const fetching = AMO_FETCHING[r.op] === 1 && r.status === AMO_OK;
+        const a = this.reply(x, NET_AMO_RESP, fetching ? 8 : 0, true);
+        a.addr = x.localAddr;
+        a.hi = r.oldHi;
+        a.lo = r.oldLo;
+        this.net.push(a);
       }
     }
     // 3. one get read
     const g = this.gets[0];
     if (!memUsed && g !== undefined && this.getOut < this.window && this.memOut < this.memCredits && this.memReq.canPush()) {
       this.memOut++;
-      const piece = this.getStart[0]! + this.getNext;
+      const start = this.getStart[0]!;
+      const piece = start + this.getNext;
       const m = new MemReq();
       m.kind = MEM_READ;
       m.route = ROUTE_RX;
       m.owner = g;
       m.tag = piece;
+      m.addr = this.getAddr[0]! + g.pieceOffset(piece) - g.pieceOffset(start);
       m.bytes = g.packetBytes(piece);
       this.memReq.push(m);
       this.getNext++;
@@ -124,11 +152,12 @@ export class NicRx extends Component {
         this.gets.shift(); // all its reads are out
         this.getStart.shift();
         this.getEnd.shift();
+        this.getAddr.shift();
         this.getNext = 0;
       }
     }
     if (this.netReq.canPop() || this.loopReq.canPop() || this.netResp.canPop() || this.loopResp.canPop() || this.memResp.canPop() || this.amoResp.canPop()) return t + 1;
-    if (this.gets.length > 0 && this.getOut < this.window) return t + 1;
+    if (this.owed !== null || (this.gets.length > 0 && this.getOut < this.window)) return t + 1;
     return NEVER;
   }
 
@@ -162,16 +191,21 @@ export class NicRx extends Component {
         const ack = p.kind === NET_PUT_DATA && p.last;
         if (ack && this.memOut >= this.memCredits) return false;
         if (ack) this.memOut++;
-        const m = new MemReq();
-        m.owner = x;
-        m.route = ROUTE_RX;
-        m.bytes = p.kind === NET_PUT_ACK || p.kind === NET_AMO_RESP ? 8 : p.bytes;
-        if (p.kind === NET_PUT_DATA) {
+        // the completion alone (PUT_ACK, a non-fetching AMO), or the data write (owing the completion after a call's last piece)
+        if (p.kind === NET_PUT_ACK || (p.kind === NET_AMO_RESP && p.bytes === 0)) this.memReq.push(this.completionWrite(x));
+        else {
+          const m = new MemReq();
+          m.owner = x;
+          m.route = ROUTE_RX;
           m.kind = MEM_WRITE;
+          m.bytes = p.bytes;
+          m.addr = p.addr;
+          m.hi = p.hi;
+          m.lo = p.lo;
           m.ack = ack;
-        } else if (p.kind === NET_GET_DATA && !p.last) m.kind = MEM_WRITE;
-        else m.kind = MEM_NOTIFY;
-        this.memReq.push(m);
+          this.memReq.push(m);
+          if (p.kind !== NET_PUT_DATA && p.last) this.owed = x;
+        }
         this.stats.writes.inc();
         return true;
       }
@@ -179,6 +213,7 @@ export class NicRx extends Component {
         this.gets.push(x);
         this.getStart.push(p.elem < 0 ? 0 : p.elem);
         this.getEnd.push(p.elem < 0 ? x.packets : p.elem + 1);
+        this.getAddr.push(p.addr);
         return true;
       case NET_AMO_REQ:
         if (!this.amoReq.canPush()) return false;
@@ -188,6 +223,19 @@ export class NicRx extends Component {
       default:
         throw new Error(`${this.path}: unknown packet kind ${p.kind}`);
     }
+  }
+
+  /** The call's completion write: its completion word (cqData) at the address it named (cqAddr); taking it completes the call. */
+  private completionWrite(x: Transfer): MemReq {
+    const m = new MemReq();
+    m.owner = x;
+    m.route = ROUTE_RX;
+    m.kind = MEM_NOTIFY;
+    m.bytes = 8;
+    m.addr = x.cqAddr;
+    m.hi = 0;
+    m.lo = x.cqData >>> 0;
+    return m;
   }
 
   private reply(x: Transfer, kind: number, bytes: number, last: boolean): NetPkt {

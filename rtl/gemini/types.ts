@@ -37,11 +37,14 @@ export const MEM_WRITE = 1;
 /**
  * A host-memory transaction over HyperTransport: a read request (its response comes back as the
  * same object with `resp` set), or a posted write. `route` picks the output of the host-to-NIC
- * direction the response is delivered to. 8-byte transactions carry a word (`hi`, `lo`); DMA
- * transactions carry only a byte count (the model moves timing, not payload bytes).
+ * direction the response is delivered to. Every transaction that reaches node memory carries its
+ * real byte address (the piece of the buffer it reads or writes, or the completion word the
+ * initiator named). 8-byte transactions carry a word (`hi`, `lo`); larger ones carry only a byte
+ * count (the model moves the payload of 8-byte pieces only; docs/gemini.md, limits).
  */
 export class MemReq {
   kind = MEM_READ;
+  /** byte address in node memory (reads, writes, completion writes); for the CPU's stores into the NIC, the remote address the store describes */
   addr = 0;
   bytes = 8;
   hi = 0;
@@ -57,17 +60,19 @@ export class MemReq {
   owner: unknown = null;
 }
 
-/** A completion the host memory can signal (a CQ write taken). */
+/** A completion the host memory can signal (a completion write or a status answer taken). */
 export interface Completion {
   doneCycle: number;
 }
 
-/** MemReq kinds beyond read and write: a completion-queue write; taking it completes `owner`. */
+/** MemReq kinds beyond read and write: a completion write (the 8-byte completion word to the address the initiator named, `Transfer.cqAddr`); taking it completes `owner`. */
 export const MEM_NOTIFY = 2;
 /** the host-CPU's stores into the NIC (PIO data, FMA/BTE descriptors), host-to-NIC only */
 export const MEM_PIO = 3;
-/** the host CPU's uncached read of an FMA status register, host-to-NIC (the FMA answers with a MEM_NOTIFY to the CPU) */
+/** the host CPU's uncached read of an FMA status register, host-to-NIC (the FMA answers with a MEM_STATUS to the CPU) */
 export const MEM_PIO_READ = 4;
+/** the FMA's answer to a MEM_PIO_READ, NIC-to-host: completes `owner` (the CPU has its value) when the host end takes it; writes no memory */
+export const MEM_STATUS = 5;
 
 export const XFER_PUT = 0;
 export const XFER_GET = 1;
@@ -87,6 +92,18 @@ export class Transfer implements Completion {
   srcNic = 0;
   dstAsic = 0;
   dstNic = 0;
+  /**
+   * Byte addresses the initiator names (-1: not named; `GeminiNic.start` refuses a call without the
+   * ones it needs). `localAddr`: in the initiator's memory, a put's source, a get's destination, a
+   * fetching AMO's result word. `remoteAddr`: in the target's memory, a put's destination, a get's
+   * source (an AMO's word is `amo.addr`). Strided transfers use `stride` on both sides. `cqAddr`:
+   * the initiator's completion word (DMAPP's completion queue entry / flag), written with
+   * `cqData` (low half; high half 0) when the call completes.
+   */
+  localAddr = -1;
+  remoteAddr = -1;
+  cqAddr = -1;
+  cqData = 0;
   /** FMA (PIO) when true, else BTE (DMA) */
   pio = true;
   amo: AmoReq | null = null;
@@ -103,6 +120,14 @@ export class Transfer implements Completion {
   packetBytes(i: number): number {
     const unit = this.elemBytes > 0 ? this.elemBytes : 64;
     return Math.min(unit, this.bytes - i * unit);
+  }
+  /** byte offset of piece i from its buffer's start (64-byte pieces, or strided elements `stride` apart) */
+  pieceOffset(i: number): number {
+    return this.elemBytes > 0 ? i * this.stride : i * 64;
+  }
+  /** bytes from the first byte of a buffer to the end of its last piece */
+  span(): number {
+    return this.elemBytes > 0 ? (this.packets - 1) * this.stride + this.packetBytes(this.packets - 1) : this.bytes;
   }
 }
 
@@ -129,6 +154,11 @@ export class NetPkt {
   last = false;
   /** GET_REQ: the one element of a strided get it asks for (-1: the whole transfer) */
   elem = -1;
+  /** byte address at the node the packet goes to: PUT_DATA/GET_DATA where the payload is written, GET_REQ where it is read, AMO_RESP the result word (fetching) */
+  addr = 0;
+  /** payload word of an 8-byte PUT_DATA/GET_DATA piece, the fetched value of an AMO_RESP */
+  hi = 0;
+  lo = 0;
   xfer: Transfer | null = null;
 }
 

@@ -59,14 +59,14 @@ describe('transfers', () => {
     const src = sys.nic(0, 0).memory.stats;
     const dst = sys.nic(1, 0).memory.stats;
     // put: the target writes the data; the initiator writes its 8-byte completion (and, DMA, reads the data)
-    // get: the target reads the data; the initiator writes it (the last piece is the completion)
+    // get: the target reads the data; the initiator writes it, then its 8-byte completion
     if (kind === 'put') {
       expect(dst.writeBytes.value).toBe(bytes);
       expect(src.writeBytes.value).toBe(8);
       expect(src.readBytes.value).toBe(pio ? 0 : bytes);
     } else {
       expect(dst.readBytes.value).toBe(bytes);
-      expect(src.writeBytes.value).toBe(bytes);
+      expect(src.writeBytes.value).toBe(bytes + 8);
     }
   });
 

@@ -11,8 +11,8 @@
  * - `gemini-system`: two Gemini ASICs (four NICs, Netlinks, router paths; rtl/gemini/system.ts),
  *   four processes per NIC making blocking puts, gets and AMOs to random NICs (intra-NIC,
  *   inter-NIC, inter-ASIC; puts and gets of 8 B to 16 KiB over the FMA and the BTE, some strided;
- *   bench/soak/geminiTraffic.ts). The model moves no payload bytes for puts and gets, so their check
- *   is that each completes, after it was issued and within 10^6 cycles; each NIC's AMO unit has a
+ *   bench/soak/geminiTraffic.ts). The model moves the payload of 8-byte pieces only, so the check
+ *   of puts and gets is that each completes, after it was issued and within 10^6 cycles; each NIC's AMO unit has a
  *   16-word 4-way atomic cache over 48 words, so AMOs miss and write back.
  *
  * Every AMO answer is checked against the BigInt golden model (models/gemini/amoModel.ts, one per
@@ -97,7 +97,7 @@ export const blocks: SoakBlock[] = [
       const sys = new GeminiSystem(sim, p, 2);
       const nics = [sys.nic(0, 0), sys.nic(0, 1), sys.nic(1, 0), sys.nic(1, 1)];
       const targets = nics.map((n) => [n.asic, n.index] as const);
-      // AMOs stay clear of word 0: completions (CQ writes) and 8-byte puts land there (addresses are not modelled)
+      // AMO words apart from every process's buffers and completion words (bench/soak/geminiTraffic.ts)
       const AMO_BASE = 4096;
       const checkers = nics.map((n) => new AcceptOrderChecker(new GoldenAmoUnit({ ...n.amo.cfg }), n.amo.path));
       const unitOf = (x: Transfer): AcceptOrderChecker => checkers[2 * x.dstAsic + x.dstNic]!;
