@@ -8,7 +8,7 @@ import { MAX_PROCS } from '../../rtl/coredirect/barrier.ts';
 import { latencyTable, overlapTable } from '../../experiments/coredirect/overlap.ts';
 import { fit, FIT_RUNS, SEED_AFTER_US, SEED_BEFORE_US } from '../../experiments/coredirect/calibrate.ts';
 import { BarrierIncomplete, runCluster } from '../../experiments/coredirect/run.ts';
-import { hostShareRow } from '../../experiments/coredirect/hostShare.ts';
+import { hostShareTable } from '../../experiments/coredirect/hostShare.ts';
 import { withProgress } from '../progress.ts';
 
 function procList(items: string[]): number[] {
@@ -152,31 +152,36 @@ reported hung, with what its MQ waits for; exits 1 if any rank completed the bar
   },
   {
     path: ['coredirect', 'host-share'],
-    summary: 'MQ-RDMA availability at 64 processes as the host CPU share of the 32 us barrier grows (taskNs refitted to 32 us for each)',
+    summary: 'MQ-RDMA availability against the host CPU share of the barrier, per process count and host cost per MWR task (taskNs refitted to 32 us at 64 processes for each)',
     details: `
 The seed's 64-process latency (32 us, MQ-RDMA) fixes the sum of the host's time per barrier call
-(enterNs + MWR tasks x postTaskNs + one poll) and the HCA's (taskNs per task), not the split; the
-work-loop availability is decided by that split, since the HCA needs no CPU. For each host cost
-per MWR task (--post-task-ns, ns; the model's default is 60) this refits taskNs by bisection so
-that the barrier stays at 32 us, then runs both overlap measures (8 nodes x 8 processes). About
-6 s of CPU per value. docs/coredirect.md (availability) uses it to show what the seed's ~80 %
-implies.`,
-    flags: [{ name: 'post-task-ns', type: 'list', default: ['60', '200', '400', '600'], help: 'host CPU ns per MWR task, comma-separated (integers in [0, 2000])' }],
+(enterNs + send completions x reapNs + MWR tasks x postTaskNs + queues x doorbellNs + one poll)
+and the HCA's (taskNs per task), not the split; the work-loop availability is decided by that
+split, since the HCA needs no CPU. For each host cost per MWR task (--post-task-ns, ns; the model's
+default is 60) this refits taskNs by bisection so that the barrier stays at 32 us at 64 processes
+(8 x 8), then runs both overlap measures at every process count of --procs (8 per node) with that
+taskNs. About 6 s of CPU per row, plus about 15 s per refit. docs/coredirect.md (availability) uses
+it to show what the seed's ~80 % implies and how the availability moves with the process count.`,
+    flags: [
+      { name: 'post-task-ns', type: 'list', default: ['60', '200', '400', '600'], help: 'host CPU ns per MWR task, comma-separated (integers in [0, 2000])' },
+      { name: 'procs', type: 'list', default: ['64'], help: 'process counts, comma-separated (8 processes per node)' },
+    ],
     run(f, io) {
       const values = list(f, 'post-task-ns').map((x) => {
         if (!/^\d+$/.test(x) || Number(x) > 2000) throw new UsageError(`--post-task-ns: '${x}' is not an integer in [0, 2000]`);
         return Number(x);
       });
-      const rows = values.map((v) => hostShareRow(v));
+      const procs = procList(list(f, 'procs'));
+      const rows = hostShareTable(values, procs);
       if (bool(f, 'json')) {
-        io.out(JSON.stringify({ procs: 64, mode: 'mq-rdma', rows }) + '\n');
+        io.out(JSON.stringify({ mode: 'mq-rdma', ppn: 8, rows }) + '\n');
         return 0;
       }
-      io.out('CORE-Direct MQ-RDMA, 64 processes: availability against the host share of the barrier (seed: work loop ~80 %)\n\n');
-      io.out(`${'post_task_ns'.padStart(12)}${'task_ns'.padStart(9)}${'raw_us'.padStart(9)}${'host_us'.padStart(9)}${'host_share'.padStart(12)}${'test_loop'.padStart(11)}${'work_loop'.padStart(11)}\n`);
+      io.out('CORE-Direct MQ-RDMA, 8 processes per node: availability against the host share of the barrier (seed: work loop ~80 % at 64, rising with P)\n\n');
+      io.out(`${'procs'.padStart(6)}${'post_task_ns'.padStart(13)}${'task_ns'.padStart(9)}${'raw_us'.padStart(9)}${'host_us'.padStart(9)}${'host_share'.padStart(12)}${'test_loop'.padStart(11)}${'work_loop'.padStart(11)}\n`);
       for (const r of rows)
         io.out(
-          `${String(r.post_task_ns).padStart(12)}${String(r.task_ns).padStart(9)}${fmt(r.raw_us).padStart(9)}${fmt(r.host_us).padStart(9)}${`${(r.host_share * 100).toFixed(1)}%`.padStart(12)}${`${(r.test_loop_availability * 100).toFixed(0)}%`.padStart(11)}${`${(r.work_loop_availability * 100).toFixed(0)}%`.padStart(11)}\n`,
+          `${String(r.procs).padStart(6)}${String(r.post_task_ns).padStart(13)}${String(r.task_ns).padStart(9)}${fmt(r.raw_us).padStart(9)}${fmt(r.host_us).padStart(9)}${`${(r.host_share * 100).toFixed(1)}%`.padStart(12)}${`${(r.test_loop_availability * 100).toFixed(0)}%`.padStart(11)}${`${(r.work_loop_availability * 100).toFixed(0)}%`.padStart(11)}\n`,
         );
       return 0;
     },

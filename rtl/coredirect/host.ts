@@ -17,13 +17,27 @@ import { type BarrierOp } from './barrier.ts';
 import { postMwr, postReceives, postSend, QueueHeads } from './driver.ts';
 import { type HcaProcessPorts, N_ERROR, N_MEM, N_MWR_DONE, N_RECV, N_REJECT, noteArg, noteKind, noteReady } from './hca.ts';
 import type { MwrTask, PostedEntry } from './tasks.ts';
-import { T_RDMA_WRITE, T_SEND } from './tasks.ts';
+import { T_RDMA_WRITE, T_RDMA_WRITE_IMM, T_SEND } from './tasks.ts';
 
 export interface CpuParams {
   /** library cost of entering a barrier call (MPI_Barrier / MPI_Ibarrier) */
   enterNs: number;
   /** driver cost per MWR task written into the queues (mq) */
   postTaskNs: number;
+  /**
+   * mq: CPU time of one doorbell, an uncached store to a queue's doorbell page in the HCA's BAR,
+   * rung once per queue an MWR post wrote to (each QP's send queue, the MQ): the store goes over the
+   * front-side bus to the memory controller hub and on to PCIe, and an uncached store is not
+   * buffered, so the CPU waits about one FSB round trip (assumption: 150 ns on the seed's Xeon X5472)
+   */
+  doorbellNs: number;
+  /**
+   * mq: CPU time to reap one send completion from the single send CQ (the seed: "send tasks are
+   * completed asynchronously, out of the critical path using a single send completion queue"): one
+   * CQE the HCA wrote, read as a cache miss like a poll that finds an entry (assumption: = pollNs,
+   * 100 ns); the library reaps the previous barrier's send completions when it enters the next call
+   */
+  reapNs: number;
   /** one poll of a completion queue or of a flag in memory */
   pollNs: number;
   /** MPI_Test overhead beyond the poll */
@@ -32,7 +46,23 @@ export interface CpuParams {
   ptpStepNs: number;
 }
 
-export const CPU_DEFAULTS: Readonly<CpuParams> = { enterNs: 300, postTaskNs: 60, pollNs: 100, testNs: 150, ptpStepNs: 450 };
+export const CPU_DEFAULTS: Readonly<CpuParams> = { enterNs: 300, postTaskNs: 60, doorbellNs: 150, reapNs: 100, pollNs: 100, testNs: 150, ptpStepNs: 450 };
+
+/** What one MWR post of a host costs the CPU (mq): tasks written, doorbells rung (queues written to), send completions to reap later. */
+export interface PostCounts {
+  tasks: number;
+  doorbells: number;
+  sends: number;
+}
+
+/** Doorbells and sends of one posted batch (the queues written to; the sends and RDMA writes, with or without immediate, among the MWR's tasks). */
+export function postCounts(mwr: readonly MwrTask[], batch: readonly PostedEntry[]): PostCounts {
+  const queues: number[] = [];
+  for (const e of batch) if (!queues.includes(e.queue)) queues.push(e.queue);
+  let sends = 0;
+  for (const t of mwr) if (t.kind === T_SEND || t.kind === T_RDMA_WRITE || t.kind === T_RDMA_WRITE_IMM) sends++;
+  return { tasks: mwr.length, doorbells: queues.length, sends };
+}
 
 export type Pattern = 'blocking' | 'work-then-wait' | 'test-loop';
 
@@ -105,6 +135,10 @@ export class Host extends Component {
   private mwrDone = 0;
   private mwrWanted = 0;
   private worked = false;
+  /** mq: the CPU's work per MWR post (the same MWR every iteration: counted at the first post) */
+  counts: PostCounts | null = null;
+  /** send completions of the previous call still to be reaped */
+  private toReap = 0;
   private call: 'poll' | 'test' = 'poll';
   private readonly stat: { calls: Counter; polls: Counter };
 
@@ -165,7 +199,10 @@ export class Host extends Component {
           } catch (e) {
             return this.fail((e as Error).message);
           }
-          cost += this.mwr.length * this.cpu.postTaskNs;
+          this.counts ??= postCounts(this.mwr, batch);
+          // reap the previous call's send completions, write the tasks, ring a doorbell per queue
+          cost += this.toReap * this.cpu.reapNs + this.counts.tasks * this.cpu.postTaskNs + this.counts.doorbells * this.cpu.doorbellNs;
+          this.toReap = this.counts.sends;
           this.mwrWanted++;
         } else this.opIdx = 0;
         this.pending = batch.length > 0 ? batch : null;
