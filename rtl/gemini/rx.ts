@@ -102,7 +102,8 @@ export class NicRx extends Component {
       this.owed = null;
     }
     // 1. one arrived response, then one arrived request (separate virtual channels)
-    let memUsed = this.arrive(this.netResp, this.loopResp, true, owed !== null);
+    let memUsed = owed !== null; // the owed write holds the HT port this cycle (or waits for it)
+    if (this.arrive(this.netResp, this.loopResp, true, memUsed)) memUsed = true;
     if (this.arrive(this.netReq, this.loopReq, false, memUsed)) memUsed = true;
     // 2. responses to packets
     if (this.net.canPush()) {
