@@ -22,6 +22,7 @@ import * as M from './format.ts';
 import type { FpFormat } from './format.ts';
 import * as R from './round.ts';
 import * as S from './special.ts';
+import * as N from './native.ts';
 
 // Imported bindings are copied into module constants once: some TypeScript loaders (tsx) turn
 // every use of an imported name into a getter call, which would dominate the hot path.
@@ -33,6 +34,9 @@ const packNaN = R.packNaN;
 const packZero = R.packZero;
 const roundPack = R.roundPack;
 const nanOperandFlags = S.nanOperandFlags;
+const IW = N.IW;
+const latch = N.latch;
+const addRne = N.addRne;
 
 /**
  * a + b in format `fmt`. Encoded operands (binary64: hi and lo words; narrower formats: lo only,
@@ -40,11 +44,20 @@ const nanOperandFlags = S.nanOperandFlags;
  * Writes out[0] = result hi, out[1] = result lo, out[2] = flags; returns the flags.
  */
 export function fpAdd(fmt: FpFormat, aHi: number, aLo: number, bHi: number, bLo: number, mode: number, u: number, out: Uint32Array): number {
+  if (mode === 0) {
+    // round to nearest even without ftz: the binary64 fast path (fp/native.ts)
+    IW[0] = aHi;
+    IW[1] = aLo;
+    IW[2] = bHi;
+    IW[3] = bLo;
+    const f = addRne(fmt, out);
+    if (f >= 0) return f;
+  }
   OPS[0] = aHi;
   OPS[1] = aLo;
   OPS[2] = bHi;
   OPS[3] = bLo;
-  return fpAddRegs(fmt, OPS, mode, u, out);
+  return addBits(fmt, OPS, mode, u, out);
 }
 
 /**
@@ -59,6 +72,16 @@ const OPS = new Int32Array(4);
  * ops[2] = bHi, ops[3] = bLo (the caller may own the block). Result as fpAdd.
  */
 export function fpAddRegs(fmt: FpFormat, ops: Int32Array, mode: number, u: number, out: Uint32Array): number {
+  if (mode === 0) {
+    latch(ops);
+    const f = addRne(fmt, out);
+    if (f >= 0) return f;
+  }
+  return addBits(fmt, ops, mode, u, out);
+}
+
+/** The bit-level datapath (every mode; the only path for directed, stochastic and ftz rounding). */
+export function addBits(fmt: FpFormat, ops: Int32Array, mode: number, u: number, out: Uint32Array): number {
   const aHi = ops[0]!;
   const aLo = ops[1]!;
   const bHi = ops[2]!;

@@ -1,7 +1,9 @@
 /**
  * Bit-exact IEEE 754 arithmetic for the SHArP ALU datapath (binary16, bfloat16, binary32,
- * binary64), on 32-bit integer words only: no JavaScript floating-point arithmetic on the values,
- * no BigInt, no allocation per operation. Semantics: docs/alu.md.
+ * binary64), on 32-bit integer words: no BigInt, no allocation per operation. Round to nearest
+ * even without ftz takes the binary64 fast path (native.ts: the host's IEEE binary64 unit plus an
+ * exact error term, bit-identical results); every other mode the bit-level datapath (add.ts,
+ * mul.ts: integer words only). Semantics: docs/alu.md.
  *
  * API
  * ---

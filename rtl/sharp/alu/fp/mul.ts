@@ -16,6 +16,7 @@ import * as T from '../types.ts';
 import type { FpFormat } from './format.ts';
 import * as R from './round.ts';
 import * as S from './special.ts';
+import * as N from './native.ts';
 
 // Imported bindings are copied into module constants once: some TypeScript loaders (tsx) turn
 // every use of an imported name into a getter call, which would dominate the hot path.
@@ -25,6 +26,9 @@ const packNaN = R.packNaN;
 const packZero = R.packZero;
 const roundPack = R.roundPack;
 const nanOperandFlags = S.nanOperandFlags;
+const IW = N.IW;
+const latch = N.latch;
+const mulRne = N.mulRne;
 
 // 32 x 32 -> 64 multiplier output (module-level wires; the multiplier is combinational).
 let mHi = 0;
@@ -61,11 +65,20 @@ export function mulWide32(x: number, y: number, out: Int32Array | Uint32Array): 
  * Writes out[0] = hi, out[1] = lo, out[2] = flags; returns the flags.
  */
 export function fpMul(fmt: FpFormat, aHi: number, aLo: number, bHi: number, bLo: number, mode: number, u: number, out: Uint32Array): number {
+  if (mode === 0) {
+    // round to nearest even without ftz: the binary64 fast path (fp/native.ts)
+    IW[0] = aHi;
+    IW[1] = aLo;
+    IW[2] = bHi;
+    IW[3] = bLo;
+    const f = mulRne(fmt, out);
+    if (f >= 0) return f;
+  }
   OPS[0] = aHi;
   OPS[1] = aLo;
   OPS[2] = bHi;
   OPS[3] = bLo;
-  return fpMulRegs(fmt, OPS, mode, u, out);
+  return mulBits(fmt, OPS, mode, u, out);
 }
 
 /** Operand registers of fpMul (see fpAdd in add.ts for why operands go through a register block). */
@@ -73,6 +86,16 @@ const OPS = new Int32Array(4);
 
 /** fpMul with the operands in a register block [aHi, aLo, bHi, bLo]. Result as fpMul. */
 export function fpMulRegs(fmt: FpFormat, ops: Int32Array, mode: number, u: number, out: Uint32Array): number {
+  if (mode === 0) {
+    latch(ops);
+    const f = mulRne(fmt, out);
+    if (f >= 0) return f;
+  }
+  return mulBits(fmt, ops, mode, u, out);
+}
+
+/** The bit-level datapath (every mode; the only path for directed, stochastic and ftz rounding). */
+export function mulBits(fmt: FpFormat, ops: Int32Array, mode: number, u: number, out: Uint32Array): number {
   const aHi = ops[0]!;
   const aLo = ops[1]!;
   const bHi = ops[2]!;
