@@ -197,6 +197,18 @@ export function buildRoutes(topo: Topology): Map<number, Int16Array> {
     below.set(s, set);
   }
   const routes = new Map<number, Int16Array>();
+  // membership of every node in a switch's subtree, built once per switch that is someone's up
+  // peer (no allocation per destination)
+  const masks = new Map<number, Uint8Array>();
+  const maskOf = (sw: number): Uint8Array => {
+    let m = masks.get(sw);
+    if (!m) {
+      m = new Uint8Array(n);
+      for (const x of below.get(sw)!) m[x] = 1;
+      masks.set(sw, m);
+    }
+    return m;
+  };
   for (const s of order) {
     const node = topo.nodes[s]!;
     const r = new Int16Array(n).fill(-1);
@@ -208,28 +220,36 @@ export function buildRoutes(topo: Topology): Map<number, Int16Array> {
       if (topo.nodes[peer]!.level > node.level) ups.push(p);
       else downs.push(p);
     }
-    const direct = new Map<number, number>();
-    for (let p = 0; p < topo.radix; p++) {
-      const peer = node.ports[p]!.peer;
-      if (peer >= 0 && !direct.has(peer)) direct.set(peer, p);
+    // down: the first down port whose subtree holds the destination
+    for (let i = downs.length - 1; i >= 0; i--) {
+      const p = downs[i]!;
+      const sub = below.get(node.ports[p]!.peer);
+      if (sub) for (const x of sub) r[x] = p;
     }
-    for (let d = 0; d < n; d++) {
-      if (d === s) {
-        r[d] = topo.radix; // the internal TCA port
-        continue;
-      }
-      const hop = direct.get(d);
-      if (hop !== undefined) {
-        r[d] = hop;
-        continue;
-      }
-      const down = downs.find((p) => below.get(node.ports[p]!.peer)?.has(d));
-      if (down !== undefined) r[d] = down;
-      else if (ups.length > 0) {
-        // prefer up ports whose switch has the destination below it, then spread by d mod k
-        const good = ups.filter((p) => below.get(node.ports[p]!.peer)?.has(d));
-        const pool = good.length > 0 ? good : ups;
-        r[d] = pool[d % pool.length]!;
+    // a direct neighbour: the first port that reaches it; this switch: the internal TCA port
+    for (let p = topo.radix - 1; p >= 0; p--) {
+      const peer = node.ports[p]!.peer;
+      if (peer >= 0) r[peer] = p;
+    }
+    r[s] = topo.radix;
+    if (ups.length > 0) {
+      // up: prefer up ports whose switch has the destination below it, then spread by d mod k
+      const upMask = ups.map((p) => maskOf(node.ports[p]!.peer));
+      for (let d = 0; d < n; d++) {
+        if (r[d] !== -1) continue;
+        let good = 0;
+        for (const m of upMask) good += m[d]!;
+        if (good === 0) r[d] = ups[d % ups.length]!;
+        else {
+          let k = d % good;
+          for (let i = 0; i < ups.length; i++) {
+            if (upMask[i]![d] === 0) continue;
+            if (k-- === 0) {
+              r[d] = ups[i]!;
+              break;
+            }
+          }
+        }
       }
     }
     routes.set(s, r);
