@@ -31,15 +31,15 @@ function timedAllreduce(hosts: number, bytes: number, iterations: number): { wal
 }
 
 /** One whole `sharp allreduce --hosts N --json` command in a child process: wall seconds, peak RSS in MB, its result. */
-function wholeCommand(hosts: number): { wallS: number; rssMB: number; sha: string; ok: boolean } {
+function wholeCommand(hosts: number): { wallS: number; cpuS: number; rssMB: number; sha: string; ok: boolean } {
   const t0 = performance.now();
   const r = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'bench', 'cli-run.ts'), 'sharp', 'allreduce', '--hosts', String(hosts), '--json'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 24 });
   const wallS = (performance.now() - t0) / 1000;
   const lines = r.stderr.trim().split('\n');
-  const tail = JSON.parse(lines[lines.length - 1] ?? '{}') as { exit?: number; maxrss_kb?: number };
+  const tail = JSON.parse(lines[lines.length - 1] ?? '{}') as { exit?: number; maxrss_kb?: number; cpu_s?: number };
   if (r.status !== 0 || tail.exit !== 0) throw new Error(`sharp allreduce --hosts ${hosts} failed (exit ${r.status}): ${r.stderr.slice(-400)}`);
   const out = JSON.parse(r.stdout) as { ok: boolean; result_sha256: string };
-  return { wallS, rssMB: (tail.maxrss_kb ?? 0) / 1024, sha: out.result_sha256, ok: out.ok };
+  return { wallS, cpuS: tail.cpu_s ?? NaN, rssMB: (tail.maxrss_kb ?? 0) / 1024, sha: out.result_sha256, ok: out.ok };
 }
 
 /** Fabric build and run of the command's allreduce in this process (the split of a whole command's time). */
@@ -68,12 +68,12 @@ export const suite: BenchSuite = {
     // goal 5: whole commands, interleaved rounds (quick: one round of the 2,048-host command only)
     const sizes = quick ? [2048] : [2048, 11664];
     const rounds = quick ? 1 : 3;
-    const runs = new Map<number, { wallS: number; rssMB: number; sha: string; ok: boolean }[]>(sizes.map((h) => [h, []]));
+    const runs = new Map<number, { wallS: number; cpuS: number; rssMB: number; sha: string; ok: boolean }[]>(sizes.map((h) => [h, []]));
     for (let k = 0; k < rounds; k++) for (const h of sizes) runs.get(h)!.push(wholeCommand(h));
     for (const h of sizes) {
       const rs = runs.get(h)!;
       const split = buildAndRun(h);
-      const note = `median of ${rounds} round(s), child process node --import tsx (npx adds its own start-up); in this process: fabric build ${split.buildS.toFixed(2)} s, run ${split.runS.toFixed(2)} s; result_sha256 ${rs[0]!.sha}${rs.every((x) => x.ok) ? '' : ' (golden check FAILED)'}`;
+      const note = `median of ${rounds} round(s), child process node --import tsx (npx adds its own start-up); the command's CPU time (user + system, all threads) ${median(rs.map((x) => x.cpuS)).toFixed(2)} s; in this process: fabric build ${split.buildS.toFixed(2)} s, run ${split.runS.toFixed(2)} s; result_sha256 ${rs[0]!.sha}${rs.every((x) => x.ok) ? '' : ' (golden check FAILED)'}`;
       figs.push({ key: `sharp.goal5.allreduce_${h}h.wall_s`, label: `goal 5: sharp allreduce --hosts ${h} (8 B), whole command`, value: median(rs.map((x) => x.wallS)), unit: ' s', target: { op: '<=', value: h === 2048 ? 2 : 10 }, note });
       if (h === 2048) figs.push({ key: `sharp.goal5.allreduce_${h}h.max_rss_mb`, label: `goal 5: sharp allreduce --hosts ${h} (8 B), peak resident memory`, value: median(rs.map((x) => x.rssMB)), unit: ' MB', target: { op: '<=', value: 300 } });
       else figs.push({ key: `sharp.goal5.allreduce_${h}h.max_rss_mb`, label: `sharp allreduce --hosts ${h} (8 B), peak resident memory`, value: median(rs.map((x) => x.rssMB)), unit: ' MB' });
