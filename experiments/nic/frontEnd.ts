@@ -2,11 +2,13 @@
  * The TH Express-2 descriptor front end as one assembly (docs/nic-frontend.md): PCIe attachment ->
  * VP register file -> HDQ (PIO VPs) and SDQ (DMA VPs, descriptor reads through the PCIe endpoint)
  * -> readout across both -> a sink standing for the processing units, which takes one dispatched
- * descriptor per cycle unless stalled and takes every refusal of the three blocks.
+ * descriptor per cycle unless stalled and takes every refusal of the three blocks (and the queue
+ * registrations the register file sends: this assembly has no queue engine).
  */
 import { Channel, Component, NEVER, type Scope, Simulator } from '../../rtl/kernel/index.ts';
 import { descConfig, type DescConfig } from '../../rtl/nic/desc/index.ts';
 import { buildPcie, type Pcie, type PcieConfig, PioWrite } from '../../rtl/nic/pcie/index.ts';
+import type { QueueSwWrite } from '../../rtl/nic/queues/index.ts';
 import { type DispatchedDesc, Hdq, HE_NAMES, Readout, VE_NAMES, type VpConfig, vpConfig, type VpError, VpRegisterFile, VR_SDQ_BASE, VR_SDQ_SIZE } from '../../rtl/nic/vp/index.ts';
 import { Sdq, SE_NAMES } from '../../rtl/nic/vp/sdq.ts';
 import { type SdqConfig, sdqConfig } from '../../rtl/nic/vp/sdqConfig.ts';
@@ -24,16 +26,20 @@ export class DescSink extends Component {
   readonly perVp: Float64Array;
   total = 0;
   readonly refusals: VpError[] = [];
+  /** queue registrations and read pointers the register file sent (this assembly has no queue engine) */
+  readonly queueOps: QueueSwWrite[] = [];
   constructor(
     parent: Scope,
     private readonly out: Channel<DispatchedDesc>,
     private readonly errs: Channel<VpError>[],
     vps: number,
     private readonly keep: boolean,
+    private readonly queueOps_: Channel<QueueSwWrite> | null = null,
   ) {
     super(parent, 'sink');
     out.bindConsumer(this);
     for (const e of errs) e.bindConsumer(this);
+    queueOps_?.bindConsumer(this);
     this.perVp = new Float64Array(vps);
   }
   /** Let the sink take again (a testbench call between cycles). */
@@ -43,6 +49,7 @@ export class DescSink extends Component {
   }
   tick(t: number): number {
     for (const e of this.errs) while (e.canPop()) this.refusals.push(e.pop());
+    if (this.queueOps_ !== null) while (this.queueOps_.canPop()) this.queueOps.push(this.queueOps_.pop());
     if (this.stalled || !this.out.canPop()) return NEVER;
     const d = this.out.pop();
     this.perVp[d.vp]!++;
@@ -89,7 +96,7 @@ export function buildFrontEnd(o: FrontEndOptions = {}): FrontEnd {
   const sdq = new Sdq(sim, 'sdq', sdqCfg, rings, { doorbellIn: regs.doorbellOut, readIn: pcie.ep.readIn, readOut: pcie.ep.readOut });
   const heads = [...hdq.heads.slice(0, vpCfg.pioVps), ...sdq.heads];
   const readout = new Readout(sim, 'readout', heads, vpCfg.pioVps, descConfig({ vps: vpCfg.pioVps + vpCfg.dmaVps, ...(o.desc ?? {}) }));
-  const sink = new DescSink(sim, readout.out, [regs.errOut, hdq.errOut, sdq.errOut], vpCfg.pioVps + vpCfg.dmaVps, o.keep ?? false);
+  const sink = new DescSink(sim, readout.out, [regs.errOut, hdq.errOut, sdq.errOut], vpCfg.pioVps + vpCfg.dmaVps, o.keep ?? false, regs.queueOut);
   const store = (writer: number, vp: number, off: number, data: Uint8Array): boolean => {
     if (!pcie.host.pioIn.canPush()) return false;
     const w = new PioWrite();

@@ -7,13 +7,13 @@
  * operation with warm translations, and the throughput of `count` operations submitted back to
  * back; checks that the target buffer holds the source bytes.
  */
+import { reg64 } from './frontEnd.ts';
 import { Simulator } from '../../rtl/kernel/index.ts';
 import { blankDesc, DESC_GET, DESC_IMM_PUT, DESC_MP, DESC_PUT, encodeDescriptor } from '../../rtl/nic/desc/index.ts';
 import { ItemWrite } from '../../rtl/nic/memcheck/types.ts';
 import { buildNicPair, type NicPair } from '../../rtl/nic/nicPair.ts';
 import { PioWrite } from '../../rtl/nic/pcie/index.ts';
-import { Q_EQ, Q_INTQ, Q_MPQ, QS_REGISTER } from '../../rtl/nic/queues/index.ts';
-import { VR_DOORBELL, VR_HDQ_WINDOW, VR_SDQ_BASE, VR_SDQ_SIZE } from '../../rtl/nic/vp/index.ts';
+import { NC_INTQ_BASE, NC_INTQ_SIZE, VR_DOORBELL, VR_EQ_BASE, VR_EQ_SIZE, VR_HDQ_WINDOW, VR_MPQ_BASE, VR_MPQ_SIZE, VR_SDQ_BASE, VR_SDQ_SIZE } from '../../rtl/nic/vp/index.ts';
 
 export type RdmaProbeKind = 'imm_put' | 'put' | 'get' | 'mp';
 
@@ -51,6 +51,8 @@ export interface RdmaProbeResult {
   ok: boolean;
 }
 
+/** VPs of each NIC (the defaults: 8 PIO + 32 DMA); page VPS is the control page */
+const VPS = 40;
 const INITIATOR_PIO_VP = 0;
 const INITIATOR_DMA_VP = 8;
 const TARGET_VP = 1;
@@ -62,12 +64,6 @@ const INTQ_AT = 0x80_0000;
 const SDQ_AT = 0xc0_0000;
 const SDQ_ENTRIES = 64;
 const SDQ_ENTRY_BYTES = 128;
-
-function reg64(v: number): Uint8Array {
-  const b = new Uint8Array(8);
-  new DataView(b.buffer).setUint32(0, v, true);
-  return b;
-}
 
 function pattern(n: number): Uint8Array {
   return Uint8Array.from({ length: n }, (_, i) => (i * 7 + (i >> 8) + 1) & 0xff);
@@ -84,20 +80,28 @@ export function runRdmaProbe(p: Partial<RdmaProbeConfig> = {}): RdmaProbeResult 
   });
   const vp = c.path === 'pio' ? INITIATOR_PIO_VP : INITIATOR_DMA_VP;
   const pages = Math.ceil(c.bytes / 4096) + 1;
-  // software: queues and items on both nodes, the source buffer
-  const swPush = (n: number, kind: number, v: number, base: number, size: number): void => {
-    const q = pair.nics[n]!.queues;
-    while (!q.swIn.canPush()) sim.step(1);
-    q.swIn.push({ op: QS_REGISTER, kind, vp: v, base, size, count: 0 });
-    sim.step(1);
+  // software: queues (register stores through PCIe: EQ and MPQ in the VP pages, the INTQ in the
+  // control page after them), items on both nodes, the source buffer
+  const store = (n: number, writer: number, page: number, off: number, v: number): void => {
+    const host = pair.nics[n]!.pcie.host;
+    while (!host.pioIn.canPush()) sim.step(1);
+    const w = new PioWrite();
+    w.writer = writer;
+    w.addr = page * 4096 + off;
+    w.data = reg64(v);
+    host.pioIn.push(w);
   };
   for (const n of [0, 1]) {
     for (const v of [vp, TARGET_VP]) {
-      swPush(n, Q_EQ, v, EQ_AT + v * 0x2_0000, 4096);
-      swPush(n, Q_MPQ, v, MPQ_AT + v * 0x2_0000, 1024);
+      store(n, -1, v, VR_EQ_BASE, EQ_AT + v * 0x2_0000);
+      store(n, -1, v, VR_EQ_SIZE, 4096);
+      store(n, -1, v, VR_MPQ_BASE, MPQ_AT + v * 0x2_0000);
+      store(n, -1, v, VR_MPQ_SIZE, 1024);
     }
-    swPush(n, Q_INTQ, 0, INTQ_AT, 4096);
+    store(n, -1, VPS, NC_INTQ_BASE, INTQ_AT);
+    store(n, -1, VPS, NC_INTQ_SIZE, 4096);
   }
+  sim.step(1000);
   const item = (n: number, v: number, va: number): void => {
     const w = new ItemWrite();
     Object.assign(w, { index: 0, valid: true, key: 77, read: true, write: true, basePage: va / 4096, topPage: va / 4096 + pages - 1, vp: v });

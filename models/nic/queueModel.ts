@@ -25,7 +25,8 @@ export interface ModelEntry {
 }
 
 export interface ModelSw {
-  op: 'register' | 'consume';
+  /** consume: `count` more entries read; rptr: the consumer index set to `count` (the read-pointer register) */
+  op: 'register' | 'consume' | 'rptr';
   kind: number;
   vp: number;
   base: number;
@@ -120,6 +121,7 @@ export class QueueModel {
       return '';
     }
     const r = this.ring(w.kind, w.vp);
+    if (w.op === 'rptr') return Number.isInteger(w.count) && w.count >= r.cons && w.count <= r.prod ? '' : 'pointer';
     if (!Number.isInteger(w.count) || w.count < 1 || w.count > r.prod - r.cons) return 'count';
     return '';
   }
@@ -183,14 +185,15 @@ export class QueueModel {
       this.swRefused++;
       const vp = Number.isInteger(w.vp) && w.vp >= 0 && w.vp <= 0xffff ? w.vp : 0xffff;
       const kind = Number.isInteger(w.kind) && w.kind >= 0 && w.kind <= 255 ? w.kind : 255;
-      this.internal.push({ kind: 2, vp: 0, data: intqBytes(5, kind, vp, (w.op === 'consume' ? w.count : w.size) >>> 0) });
+      this.internal.push({ kind: 2, vp: 0, data: intqBytes(5, kind, vp, (w.op === 'register' ? w.size : w.count) >>> 0) });
     } else {
       const r = this.ring(w.kind, w.vp);
       if (w.op === 'register') {
         r.base = w.size === 0 ? 0 : w.base;
         r.size = w.size;
         r.prod = r.cons = r.overflows = 0;
-      } else r.cons += w.count;
+      } else if (w.op === 'rptr') r.cons = w.count;
+      else r.cons += w.count;
     }
     this.sw.shift();
     return true;

@@ -75,7 +75,10 @@ export function buildNic(parent: Scope, name: string, cfg: Partial<NicConfig>, l
   const vps = vcfg.pioVps + vcfg.dmaVps;
   const pcie = buildPcie(scope, 'pcie', cfg.pcie ?? {}, hostMem);
   const mem = buildMemPath(scope, { checker: { items: cfg.items ?? 4096 }, atc: cfg.atc ?? {}, host: cfg.att ?? {} });
-  const regs = new VpRegisterFile(scope, 'regs', vcfg, pcie.ep.pioOut);
+  const dmaMux = new Merge<DmaWrite>(scope, 'dmamux', 2, pcie.ep.writeIn);
+  const queues = new QueueEngine(scope, 'queues', { ...cfg.queues, vps }, dmaMux.ins[1]);
+  // software registers the queues by register stores: the register file drives the queue engine's software port
+  const regs = new VpRegisterFile(scope, 'regs', vcfg, pcie.ep.pioOut, queues.swIn);
   const hdq = new Hdq(scope, 'hdq', Math.max(1, vcfg.pioVps), cfg.hdqSlots ?? 4, regs.hdqOut);
   const readMux = new ReadMux(scope, 'readmux', ['sdq', 'tx'], pcie.ep.readIn, pcie.ep.readOut);
   const sdq = new Sdq(scope, 'sdq', sdqConfig({ ...cfg.sdq, pioVps: vcfg.pioVps, dmaVps: Math.max(1, vcfg.dmaVps) }), { sdqBase: (v) => regs.reg(v, VR_SDQ_BASE), sdqSize: (v) => regs.reg(v, VR_SDQ_SIZE) }, { doorbellIn: regs.doorbellOut, readIn: readMux.ins[0]!, readOut: readMux.outs[0]! });
@@ -83,8 +86,6 @@ export function buildNic(parent: Scope, name: string, cfg: Partial<NicConfig>, l
   const readout = new Readout(scope, 'readout', [...hdq.heads.slice(0, vcfg.pioVps), ...sdq.heads.slice(0, vcfg.dmaVps)], vcfg.pioVps, descConfig({ vps }));
   const feErr = new Channel<VpError>(scope, 'feErr', { capacity: 2, latency: 1 });
   new Merge<VpError>(scope, 'femux', [hdq.errOut, sdq.errOut], feErr);
-  const dmaMux = new Merge<DmaWrite>(scope, 'dmamux', 2, pcie.ep.writeIn);
-  const queues = new QueueEngine(scope, 'queues', { ...cfg.queues, vps }, dmaMux.ins[1]);
   const evMux = new Merge<QueueEntry>(scope, 'evmux', 3, queues.entIn);
   const pktMux = new Merge<NetPacket>(scope, 'pktmux', 2, linkTx);
   const router = new XlateRouter(scope, 'xlroute', mem.atc.resp, mem.checker.cfg.sources);

@@ -4,12 +4,13 @@
  * descriptor stored into its HDQ window, a DMA VP's written into its SDQ ring in host memory and
  * announced by a doorbell store), settle, compare.
  */
+import { reg64 } from '../../experiments/nic/frontEnd.ts';
 import { expect } from 'vitest';
 import { Simulator } from '../../rtl/kernel/index.ts';
 import { ItemWrite } from '../../rtl/nic/memcheck/types.ts';
 import { buildNicPair, type NicPair } from '../../rtl/nic/nicPair.ts';
 import { PioWrite } from '../../rtl/nic/pcie/index.ts';
-import { VR_DOORBELL, VR_HDQ_WINDOW, VR_SDQ_BASE, VR_SDQ_SIZE } from '../../rtl/nic/vp/index.ts';
+import { NC_EPQ_BASE, NC_INTQ_BASE, VR_DOORBELL, VR_EQ_BASE, VR_HDQ_WINDOW, VR_MPQ_BASE, VR_SDQ_BASE, VR_SDQ_SIZE } from '../../rtl/nic/vp/index.ts';
 import { Q_ENTRY_BYTES, Q_EPQ, Q_EQ, Q_INTQ, Q_MPQ, QS_REGISTER, type QueueSwWrite } from '../../rtl/nic/queues/index.ts';
 import type { LinkConfig } from '../../rtl/nic/link/index.ts';
 import type { ModelItem } from '../../models/nic/memcheckModel.ts';
@@ -28,15 +29,6 @@ const SDQ_ENTRY = 128;
 /** SDQ ring of DMA VP vp: below the queue rings and every data page */
 export function sdqBase(vp: number): number {
   return 0x0800_0000 + vp * 0x1_0000;
-}
-
-/** An 8-byte little-endian register value. */
-function reg64(v: number): Uint8Array {
-  const b = new Uint8Array(8);
-  const dv = new DataView(b.buffer);
-  dv.setUint32(0, v % 2 ** 32, true);
-  dv.setUint32(4, Math.floor(v / 2 ** 32), true);
-  return b;
 }
 
 /** queue ring of (node-independent) kind / VP: below 2^29, apart from every data page */
@@ -73,6 +65,7 @@ export class RdmaWorld {
           if (!this.permitted(n, tlp.addr + i)) this.outside.push(`node ${n} ${(tlp.addr + i).toString(16)}`);
         }
       };
+      // the kernel registers the queues by register stores through PCIe: EQ and MPQ in each VP's page, INTQ and EPQ in the control page
       const regs: QueueSwWrite[] = [];
       for (let vp = 0; vp < VPS; vp++) {
         regs.push({ op: QS_REGISTER, kind: Q_EQ, vp, base: queueBase(Q_EQ, vp), size: EQ_SIZE, count: 0 });
@@ -81,9 +74,9 @@ export class RdmaWorld {
       regs.push({ op: QS_REGISTER, kind: Q_INTQ, vp: 0, base: queueBase(Q_INTQ, 0), size: INTQ_SIZE, count: 0 });
       regs.push({ op: QS_REGISTER, kind: Q_EPQ, vp: 0, base: queueBase(Q_EPQ, 0), size: 8, count: 0 });
       for (const w of regs) {
-        while (!nic.queues.swIn.canPush()) this.sim.step(1);
-        nic.queues.swIn.push(w);
-        this.sim.step(1);
+        const [page, baseReg] = w.kind === Q_EQ ? [w.vp, VR_EQ_BASE] : w.kind === Q_MPQ ? [w.vp, VR_MPQ_BASE] : [VPS, w.kind === Q_INTQ ? NC_INTQ_BASE : NC_EPQ_BASE];
+        this.store(n, -1, page, baseReg, reg64(w.base));
+        this.store(n, -1, page, baseReg + 8, reg64(w.size)); // the size register follows its base register
         this.model.nodes[n].queues.software({ op: 'register', kind: w.kind, vp: w.vp, base: w.base, size: w.size, count: 0 });
       }
       // the kernel registers each DMA VP's descriptor ring (register stores through PCIe)
@@ -124,7 +117,7 @@ export class RdmaWorld {
     }
   }
 
-  /** A CPU store into `vp`'s register page of node n by `writer` (-1: the kernel), waiting while the root complex's store queue is full. */
+  /** A CPU store into page `vp` (VP vp's registers; page VPS is the control page) of node n by `writer` (-1: the kernel), waiting while the root complex's store queue is full. */
   store(n: number, writer: number, vp: number, off: number, data: Uint8Array): void {
     const host = this.pair.nics[n].pcie.host;
     while (!host.pioIn.canPush()) this.sim.step(1);

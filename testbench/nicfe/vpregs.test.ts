@@ -1,7 +1,8 @@
 /**
  * Virtual-port register file behind the PCIe attachment: random CPU stores from the kernel and from
- * processes (own page, other VPs' pages, every register, the HDQ window, good and bad values)
- * against the golden model: final registers, HDQ window writes, doorbells and refused stores with
+ * processes (own page, other VPs' pages, the control page, every register, the HDQ window, good and
+ * bad values) against the golden model: final registers, HDQ window writes, doorbells, queue
+ * registrations and read pointers sent to the queue engine, and refused stores with
  * the VP they are reported on, in order; a refused store changes nothing and the stores after it
  * go on; slow consumers never lose anything.
  */
@@ -9,7 +10,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Simulator } from '../../rtl/kernel/index.ts';
 import { buildPcie, PioWrite } from '../../rtl/nic/pcie/index.ts';
-import { VE_NAMES, vpConfig, type VpConfig, VpRegisterFile, VR_NAMES, VR_STORED } from '../../rtl/nic/vp/index.ts';
+import { NC_NAMES, VE_NAMES, vpConfig, type VpConfig, VpRegisterFile, VR_NAMES, VR_STORED } from '../../rtl/nic/vp/index.ts';
+import { Q_KIND_NAMES, QS_REGISTER } from '../../rtl/nic/queues/index.ts';
 import { type VpModelEvent, VpRegModel } from '../../models/nic/vpRegModel.ts';
 
 function u64(v: number): Uint8Array {
@@ -55,6 +57,10 @@ class VpWorld {
       const e = this.rf.errOut.pop();
       this.events.push({ kind: 'error', vp: e.vp, error: VE_NAMES[e.kind]!, addr: e.addr });
     }
+    while (this.rf.queueOut.canPop()) {
+      const q = this.rf.queueOut.pop();
+      this.events.push({ kind: 'queue', op: q.op === QS_REGISTER ? 'register' : 'rptr', queue: Q_KIND_NAMES[q.kind]!, vp: q.vp, base: q.base, size: q.size, ptr: q.count });
+    }
   }
   drain(): void {
     this.hold = 0;
@@ -65,8 +71,9 @@ class VpWorld {
 const storeArb = fc.record({
   writer: fc.integer({ min: -1, max: 11 }),
   own: fc.boolean(),
+  // page 12 is the control page (12 VPs)
   vp: fc.integer({ min: 0, max: 12 }),
-  reg: fc.integer({ min: 0, max: 10 }),
+  reg: fc.integer({ min: 0, max: 13 }),
   where: fc.constantFrom('reg', 'reg', 'reg', 'window', 'odd', 'outside'),
   value: fc.oneof(fc.constantFrom(0, 1, 32, 64, 96, 4096, 65536, 65537, 3, 2 ** 32, 2 ** 48, 0x1000_0040), fc.integer({ min: 0, max: 2 ** 20 })),
   len: fc.integer({ min: 1, max: 200 }),
@@ -95,7 +102,7 @@ describe('VP register file vs golden model', () => {
             addr = page + s.reg * 8 + (s.len % 8);
             data = new Uint8Array(1 + (s.len % 12));
           } else {
-            addr = s.value % 2 === 0 ? cfg.barBase - 8 : cfg.barBase + 12 * cfg.pageBytes + (s.value % 4096);
+            addr = s.value % 2 === 0 ? cfg.barBase - 8 : cfg.barBase + 13 * cfg.pageBytes + (s.value % 4096);
             data = u64(s.value);
             if (addr < 0) addr = 0;
           }
@@ -107,6 +114,7 @@ describe('VP register file vs golden model', () => {
         w.drain();
         expect(w.events).toEqual(m.events);
         for (let vp = 0; vp < 12; vp++) for (let r = 0; r < VR_STORED; r++) expect([vp, VR_NAMES[r], w.rf.reg(vp, r * 8)]).toEqual([vp, VR_NAMES[r], m.get(vp, VR_NAMES[r]!)]);
+        for (let r = 0; r < NC_NAMES.length; r++) expect([NC_NAMES[r], w.rf.control(r * 8)]).toEqual([NC_NAMES[r], Number(m.control.get(NC_NAMES[r]!) ?? 0n)]);
       }),
       { numRuns: 80 },
     );

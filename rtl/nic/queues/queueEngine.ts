@@ -15,6 +15,7 @@ import {
   type QueueSwWrite,
   QS_CONSUME,
   QS_REGISTER,
+  QS_RPTR,
 } from './types.ts';
 
 const F_BASE = 0;
@@ -124,6 +125,12 @@ export class QueueEngine extends Component {
       if (!Number.isInteger(w.count) || w.count < 1 || w.count > held) return `consume ${w.count} with ${held} entries in the queue`;
       return '';
     }
+    if (w.op === QS_RPTR) {
+      const cons = this.rows.peek(r, F_CONS);
+      const prod = this.rows.peek(r, F_PROD);
+      if (!Number.isInteger(w.count) || w.count < cons || w.count > prod) return `read pointer ${w.count} outside [${cons}, ${prod}]`;
+      return '';
+    }
     return `unknown operation ${w.op}`;
   }
 
@@ -168,7 +175,7 @@ export class QueueEngine extends Component {
         this.c.swRefused.inc();
         const vp = Number.isInteger(w.vp) && w.vp >= 0 && w.vp <= 0xffff ? w.vp : 0xffff;
         const kind = Number.isInteger(w.kind) && w.kind >= 0 && w.kind <= 255 ? w.kind : 255;
-        this.raise(INT_SW_ERROR, kind, vp, w.op === QS_CONSUME ? w.count >>> 0 : w.size >>> 0);
+        this.raise(INT_SW_ERROR, kind, vp, w.op === QS_REGISTER ? w.size >>> 0 : w.count >>> 0);
       } else {
         const r = this.row(w.kind, w.vp);
         hazardRow = r;
@@ -180,7 +187,7 @@ export class QueueEngine extends Component {
           this.rows.write(0, r, F_OVF, 0);
           if (r === intqRow) intqProd = intqCons = 0;
         } else {
-          const cons = this.rows.peek(r, F_CONS) + w.count;
+          const cons = w.op === QS_RPTR ? w.count : this.rows.peek(r, F_CONS) + w.count;
           this.rows.write(0, r, F_CONS, cons);
           if (r === intqRow) intqCons = cons;
         }

@@ -42,10 +42,14 @@ export interface QueueEntry {
 /** Software writes to the queue engine's registers. */
 export const QS_REGISTER = 0;
 export const QS_CONSUME = 1;
+/** the read pointer register (EQ_RPTR, MPQ_RPTR, INTQ_RPTR, EPQ_RPTR): `count` is the new consumer index */
+export const QS_RPTR = 2;
 /**
  * A software write: `register` (re)sets a queue to `base` (host address, aligned to the entry size)
  * and `size` entries (a power of two in [1, 65536]; 0 unregisters it), producer and consumer
- * indices 0; `consume` advances the consumer index by `count` entries (software has read them).
+ * indices 0; `consume` advances the consumer index by `count` entries (software has read them);
+ * `rptr` sets the consumer index to `count` (software's read-pointer register store: between the
+ * current consumer index and the producer index, both free-running).
  */
 export interface QueueSwWrite {
   op: number;
