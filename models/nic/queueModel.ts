@@ -16,7 +16,18 @@ interface Ring {
   prod: number;
   cons: number;
   overflows: number;
+  /** virtual mode: the base is a virtual address of the VP, every entry checked against item / key and translated */
+  virtual: boolean;
+  item: number;
+  key: number;
 }
+
+/**
+ * How a virtual-mode entry's address becomes physical (supplied by the owner of the model: the
+ * golden memory checker and address translation): the physical address, or minus the fault code
+ * (1-7 the checker's reason, 17 no translation).
+ */
+export type ModelXlate = (vp: number, item: number, key: number, va: number, len: number) => number;
 
 export interface ModelEntry {
   kind: number;
@@ -32,10 +43,13 @@ export interface ModelSw {
   base: number;
   size: number;
   count: number;
+  virtual?: boolean;
+  item?: number;
+  key?: number;
 }
 
-function intqBytes(type: number, code: number, vp: number, info: number): Uint8Array {
-  // type, code, vp (16 LE), info (32 LE), address 48 bits (0), 2 bytes pad
+function intqBytes(type: number, code: number, vp: number, info: number, addr = 0): Uint8Array {
+  // type, code, vp (16 LE), info (32 LE), address 48 bits LE, 2 bytes pad
   const b = new Uint8Array(16);
   b[0] = type;
   b[1] = code;
@@ -43,6 +57,11 @@ function intqBytes(type: number, code: number, vp: number, info: number): Uint8A
   b[3] = vp >>> 8;
   const u = info >>> 0;
   for (let i = 0; i < 4; i++) b[4 + i] = (u >>> (8 * i)) & 0xff;
+  let a = addr;
+  for (let i = 0; i < 6; i++) {
+    b[8 + i] = a % 256;
+    a = Math.floor(a / 256);
+  }
   return b;
 }
 
@@ -59,6 +78,8 @@ export class QueueModel {
   epqDiscarded = 0;
   badEntries = 0;
   swRefused = 0;
+  /** virtual-mode entries dropped for a refused check or a missing translation */
+  faults = 0;
   private readonly sw: ModelSw[] = [];
   private readonly internal: ModelEntry[] = [];
   private readonly input: ModelEntry[] = [];
@@ -67,6 +88,8 @@ export class QueueModel {
     readonly vps: number,
     readonly epqEnabled: boolean,
     readonly addrBits = 48,
+    /** virtual-mode translation (absent: virtual registrations are refused) */
+    readonly xlate: ModelXlate | null = null,
   ) {}
 
   private key(kind: number, vp: number): string | null {
@@ -81,7 +104,7 @@ export class QueueModel {
     if (k === null) throw new RangeError(`no queue ${kind}/${vp}`);
     let r = this.rings.get(k);
     if (!r) {
-      r = { base: 0, size: 0, prod: 0, cons: 0, overflows: 0 };
+      r = { base: 0, size: 0, prod: 0, cons: 0, overflows: 0, virtual: false, item: 0, key: 0 };
       this.rings.set(k, r);
     }
     return r;
@@ -114,6 +137,12 @@ export class QueueModel {
     const eb = ENTRY[KINDS[w.kind]!];
     if (w.op === 'register') {
       if (w.size === 0) return '';
+      if (w.virtual === true) {
+        if (w.kind > 1) return 'virtual';
+        if (this.xlate === null) return 'no translation';
+        const ok = (v: number | undefined, hi: number): boolean => v !== undefined && Number.isInteger(v) && v >= 0 && v <= hi;
+        if (!ok(w.item, 0xffff) || !ok(w.key, 0xffffffff)) return 'item/key';
+      }
       const pow2 = Number.isInteger(w.size) && w.size >= 1 && w.size <= 65536 && Number.isInteger(Math.log2(w.size));
       if (!pow2) return 'size';
       if (!Number.isInteger(w.base) || w.base < 0 || w.base % eb !== 0) return 'base';
@@ -126,8 +155,8 @@ export class QueueModel {
     return '';
   }
 
-  private put(kind: Kind, r: Ring, data: Uint8Array): void {
-    const addr = r.base + (r.prod % r.size) * ENTRY[kind];
+  private put(kind: Kind, r: Ring, data: Uint8Array, at?: number): void {
+    const addr = at ?? r.base + (r.prod % r.size) * ENTRY[kind];
     for (let i = 0; i < data.length; i++) this.mem.set(addr + i, data[i]!);
     if (this.keepWrites) this.writes.push({ addr, len: data.length, kind });
     r.prod++;
@@ -169,6 +198,15 @@ export class QueueModel {
       this.droppedFull++;
       r.overflows++;
       this.internal.push({ kind: 2, vp: 0, data: intqBytes(3, e.kind, kind === 'epq' ? 0xffff : e.vp, 0) });
+    } else if (r.virtual) {
+      // checked and translated: written at the physical address, or dropped and reported
+      const va = r.base + (r.prod % r.size) * ENTRY[kind];
+      const pa = this.xlate!(e.vp, r.item, r.key, va, e.data.length);
+      if (pa < 0) {
+        if (!room) return false;
+        this.faults++;
+        this.internal.push({ kind: 2, vp: 0, data: intqBytes(6, e.kind, e.vp, -pa, va) });
+      } else this.put(kind, r, e.data, pa);
     } else {
       this.put(kind, r, e.data);
     }
@@ -192,6 +230,9 @@ export class QueueModel {
         r.base = w.size === 0 ? 0 : w.base;
         r.size = w.size;
         r.prod = r.cons = r.overflows = 0;
+        r.virtual = w.size !== 0 && w.virtual === true;
+        r.item = r.virtual ? w.item! : 0;
+        r.key = r.virtual ? w.key! : 0;
       } else if (w.op === 'rptr') r.cons = w.count;
       else r.cons += w.count;
     }

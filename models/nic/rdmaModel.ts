@@ -96,7 +96,11 @@ export class NodeModel {
   readonly rdmaWrites = new Map<number, number>();
   constructor(cfg: RdmaModelConfig) {
     this.checker = new MemCheckerModel(cfg.items);
-    this.queues = new QueueModel(cfg.vps, cfg.epqEnabled);
+    // virtual-mode EQ / MPQ entries: checked as a write by the VP, translated with the ATT's default mapping
+    this.queues = new QueueModel(cfg.vps, cfg.epqEnabled, 48, (vp, item, key, va, len) => {
+      const c = this.checker.check({ item, key, va, len, write: true, reqVp: vp, physical: false });
+      return c.reason === 'ok' ? defaultPa(va, c.vp) : -MC_CODES[c.reason]!;
+    });
     this.queues.keepWrites = false; // nothing here reads the write log; it would grow with every entry
   }
   read(pa: number): number {

@@ -19,7 +19,7 @@ export type VpModelEvent =
   | { kind: 'hdq'; vp: number; offset: number; data: number[] }
   | { kind: 'doorbell'; vp: number; count: number }
   /** to the queue engine: a registration (base, size; size 0 unregisters) or a new read pointer */
-  | { kind: 'queue'; op: 'register' | 'rptr'; queue: 'eq' | 'mpq' | 'intq' | 'epq'; vp: number; base: number; size: number; ptr: number }
+  | { kind: 'queue'; op: 'register' | 'rptr'; queue: 'eq' | 'mpq' | 'intq' | 'epq'; vp: number; base: number; size: number; ptr: number; virtual: boolean; item: number; key: number }
   | { kind: 'error'; vp: number; error: string; addr: number };
 
 const REGS: Record<number, string> = { 0: 'key', 8: 'eq_base', 16: 'eq_size', 24: 'mpq_base', 32: 'mpq_size', 40: 'sdq_base', 48: 'sdq_size', 56: 'doorbell', 64: 'hdq_free', 72: 'eq_rptr', 80: 'mpq_rptr', 88: 'eq_wptr', 96: 'mpq_wptr' };
@@ -80,8 +80,11 @@ export class VpRegModel {
     if (v >= 1n << 48n) return refuse('bad_value', page);
     const isPow2 = (x: bigint): boolean => x >= 1n && x <= 65536n && (x & (x - 1n)) === 0n;
     if (name === 'key' && v >= 1n << 32n) return refuse('bad_value', page);
-    if (name.endsWith('_base') && v % 64n !== 0n) return refuse('bad_value', page);
-    if (name.endsWith('_size') && !isPow2(v) && !(v === 0n && name !== 'sdq_size')) return refuse('bad_value', page);
+    // EQ / MPQ: base bit 0 = virtual mode; size bits 32-47 = the item of a virtual queue
+    const queueReg = name === 'eq_base' || name === 'mpq_base' || name === 'eq_size' || name === 'mpq_size';
+    if (name.endsWith('_base') && v % 64n !== 0n && !(queueReg && v % 64n === 1n)) return refuse('bad_value', page);
+    const sz = queueReg ? v % (1n << 32n) : v;
+    if (name.endsWith('_size') && !isPow2(sz) && !(sz === 0n && name !== 'sdq_size')) return refuse('bad_value', page);
     if (name === 'doorbell') {
       const size = this.regs[page]!.get('sdq_size') ?? 0n;
       if (size === 0n || v < 1n || v > size) return refuse('bad_doorbell', page);
@@ -90,8 +93,13 @@ export class VpRegModel {
     }
     this.regs[page]!.set(name, v);
     const q = name.startsWith('eq_') ? 'eq' : 'mpq';
-    if (name === 'eq_size' || name === 'mpq_size') this.events.push({ kind: 'queue', op: 'register', queue: q, vp: page, base: this.get(page, `${q}_base`), size: Number(v), ptr: 0 });
-    if (name === 'eq_rptr' || name === 'mpq_rptr') this.events.push({ kind: 'queue', op: 'rptr', queue: q, vp: page, base: 0, size: 0, ptr: Number(v) });
+    if (name === 'eq_size' || name === 'mpq_size') {
+      const b = this.regs[page]!.get(`${q}_base`) ?? 0n;
+      const virtual = b % 64n === 1n;
+      const item = virtual ? Number(v >> 32n) : 0;
+      this.events.push({ kind: 'queue', op: 'register', queue: q, vp: page, base: Number(b - (b % 64n)), size: Number(sz), ptr: 0, virtual, item, key: virtual ? this.get(page, 'key') : 0 });
+    }
+    if (name === 'eq_rptr' || name === 'mpq_rptr') this.events.push({ kind: 'queue', op: 'rptr', queue: q, vp: page, base: 0, size: 0, ptr: Number(v), virtual: false, item: 0, key: 0 });
   }
 
   /** A store to the control page: kernel only, INTQ and EPQ registration and read pointers. */
@@ -108,7 +116,7 @@ export class VpRegModel {
     if (name.endsWith('_size') && v !== 0n && !(v <= 65536n && (v & (v - 1n)) === 0n)) return refuse('bad_value', page);
     this.control.set(name, v);
     const q = name.startsWith('intq') ? 'intq' : 'epq';
-    if (name.endsWith('_size')) this.events.push({ kind: 'queue', op: 'register', queue: q, vp: 0, base: Number(this.control.get(`${q}_base`) ?? 0n), size: Number(v), ptr: 0 });
-    if (name.endsWith('_rptr')) this.events.push({ kind: 'queue', op: 'rptr', queue: q, vp: 0, base: 0, size: 0, ptr: Number(v) });
+    if (name.endsWith('_size')) this.events.push({ kind: 'queue', op: 'register', queue: q, vp: 0, base: Number(this.control.get(`${q}_base`) ?? 0n), size: Number(v), ptr: 0, virtual: false, item: 0, key: 0 });
+    if (name.endsWith('_rptr')) this.events.push({ kind: 'queue', op: 'rptr', queue: q, vp: 0, base: 0, size: 0, ptr: Number(v), virtual: false, item: 0, key: 0 });
   }
 }

@@ -24,6 +24,8 @@ import { type SdqConfig, sdqConfig } from './vp/sdqConfig.ts';
 /** memory-checker sources used by the RDMA engine */
 export const SRC_TX = 0;
 export const SRC_RX = 1;
+/** the queue engine's virtual-mode EQ / MPQ writes (the checker's `queue_writer` source) */
+export const SRC_QUEUES = 3;
 
 export interface NicConfig {
   /** this NIC's node number (its link port) */
@@ -76,7 +78,10 @@ export function buildNic(parent: Scope, name: string, cfg: Partial<NicConfig>, l
   const pcie = buildPcie(scope, 'pcie', cfg.pcie ?? {}, hostMem);
   const mem = buildMemPath(scope, { checker: { items: cfg.items ?? 4096 }, atc: cfg.atc ?? {}, host: cfg.att ?? {} });
   const dmaMux = new Merge<DmaWrite>(scope, 'dmamux', 2, pcie.ep.writeIn);
-  const queues = new QueueEngine(scope, 'queues', { ...cfg.queues, vps }, dmaMux.ins[1]);
+  const router = new XlateRouter(scope, 'xlroute', mem.atc.resp, mem.checker.cfg.sources);
+  const ck = mem.checker;
+  // virtual-mode EQ / MPQ entries are checked and translated through the checker's queue-writer source
+  const queues = new QueueEngine(scope, 'queues', { ...cfg.queues, vps }, dmaMux.ins[1], { mcReq: ck.reqIn[SRC_QUEUES]!, mcResp: ck.respOut[SRC_QUEUES]!, xlIn: router.outs[SRC_QUEUES]! });
   // software registers the queues by register stores: the register file drives the queue engine's software port
   const regs = new VpRegisterFile(scope, 'regs', vcfg, pcie.ep.pioOut, queues.swIn);
   const hdq = new Hdq(scope, 'hdq', Math.max(1, vcfg.pioVps), cfg.hdqSlots ?? 4, regs.hdqOut);
@@ -88,10 +93,8 @@ export function buildNic(parent: Scope, name: string, cfg: Partial<NicConfig>, l
   new Merge<VpError>(scope, 'femux', [hdq.errOut, sdq.errOut], feErr);
   const evMux = new Merge<QueueEntry>(scope, 'evmux', 3, queues.entIn);
   const pktMux = new Merge<NetPacket>(scope, 'pktmux', 2, linkTx);
-  const router = new XlateRouter(scope, 'xlroute', mem.atc.resp, mem.checker.cfg.sources);
   const serve = new Channel<NetPacket>(scope, 'serve', { capacity: 2, latency: 1 });
   const rcfg = { ...cfg.rdma, node, vps, items: cfg.items ?? 4096 };
-  const ck = mem.checker;
   const tx = new RdmaTx(scope, 'tx', rcfg, readout.out, serve, ck.reqIn[SRC_TX]!, ck.respOut[SRC_TX]!, router.outs[SRC_TX]!, readMux.ins[1]!, readMux.outs[1]!, pktMux.ins[0]!, evMux.ins[0]!);
   const rx = new RdmaRx(scope, 'rx', rcfg, linkRx, ck.reqIn[SRC_RX]!, ck.respOut[SRC_RX]!, router.outs[SRC_RX]!, dmaMux.ins[0]!, pktMux.ins[1]!, evMux.ins[1]!, serve);
   // refusals of the register file, HDQ and SDQ become INTQ entries on the offending VP (the SDQ takes the doorbells)

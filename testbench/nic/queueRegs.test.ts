@@ -84,7 +84,7 @@ interface Models {
 function feed(m: Models): void {
   for (; m.seen < m.regs.events.length; m.seen++) {
     const e: VpModelEvent = m.regs.events[m.seen]!;
-    if (e.kind === 'queue') m.queues.software({ op: e.op, kind: QUEUE[e.queue], vp: e.vp, base: e.base, size: e.size, count: e.ptr });
+    if (e.kind === 'queue') m.queues.software({ op: e.op, kind: QUEUE[e.queue], vp: e.vp, base: e.base, size: e.size, count: e.ptr, virtual: e.virtual, item: e.item, key: e.key });
   }
 }
 

@@ -59,7 +59,7 @@ class VpWorld {
     }
     while (this.rf.queueOut.canPop()) {
       const q = this.rf.queueOut.pop();
-      this.events.push({ kind: 'queue', op: q.op === QS_REGISTER ? 'register' : 'rptr', queue: Q_KIND_NAMES[q.kind]!, vp: q.vp, base: q.base, size: q.size, ptr: q.count });
+      this.events.push({ kind: 'queue', op: q.op === QS_REGISTER ? 'register' : 'rptr', queue: Q_KIND_NAMES[q.kind]!, vp: q.vp, base: q.base, size: q.size, ptr: q.count, virtual: q.virtual ?? false, item: q.item ?? 0, key: q.key ?? 0 });
     }
   }
   drain(): void {

@@ -26,7 +26,13 @@ export const INT_QUEUE_FULL = 3;
 export const INT_QUEUE_UNREGISTERED = 4;
 /** a software write to the queue port was refused (consumer index beyond the producer, bad registration) */
 export const INT_SW_ERROR = 5;
-export const INT_TYPE_NAMES = ['', 'error', 'descriptor', 'queue_full', 'queue_unregistered', 'sw_error'] as const;
+/**
+ * an entry for a virtual-mode EQ or MPQ was refused by the memory checker or found no translation:
+ * dropped (the producer index does not move); code = kind, detail = the checker's reason (1-7) or
+ * 17 (no translation), address = the entry's virtual address
+ */
+export const INT_QUEUE_FAULT = 6;
+export const INT_TYPE_NAMES = ['', 'error', 'descriptor', 'queue_full', 'queue_unregistered', 'sw_error', 'queue_fault'] as const;
 
 /**
  * An entry the NIC puts into a queue: `data` holds exactly Q_ENTRY_BYTES[kind] bytes. `vp` selects
@@ -58,6 +64,14 @@ export interface QueueSwWrite {
   base: number;
   size: number;
   count: number;
+  /**
+   * register (EQ / MPQ only): `base` is a virtual address of the VP; every entry is checked by the
+   * memory checker as a write by the VP to item `item` with key `key` and translated by the ATC
+   * with the VP's translations (docs/nic-rdma.md, "Virtual-address mode"). Default false.
+   */
+  virtual?: boolean;
+  item?: number;
+  key?: number;
 }
 
 /** INTQ entry layout (16 bytes, little-endian). */

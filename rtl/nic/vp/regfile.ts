@@ -32,6 +32,7 @@ import {
   VR_SDQ_BASE,
   VR_SDQ_SIZE,
   VR_STORED,
+  VR_BASE_VIRTUAL,
 } from './regmap.ts';
 
 /** A store into a PIO VP's HDQ window, handed to the HDQ. */
@@ -72,7 +73,8 @@ const CTL_STORED = 6;
  * on `doorbellOut` (vp * 2^17 + count), a window store goes to `hdqOut`, and a store to a queue's
  * size register (EQ_SIZE, MPQ_SIZE, INTQ_SIZE, EPQ_SIZE) or read pointer goes to the queue engine
  * on `queueOut`: a registration with the base register's current value (size 0 unregisters), or
- * the new read pointer. Registers are a plain array owned by this block; other blocks learn of
+ * the new read pointer (EQ_BASE / MPQ_BASE bit 0 set: a virtual-mode registration, with the item in
+ * bits 32-47 of the size register and the VP's KEY). Registers are a plain array owned by this block; other blocks learn of
  * changes only through its output channels (the SDQ samples SDQ_BASE / SDQ_SIZE when a doorbell
  * reaches it).
  */
@@ -167,16 +169,14 @@ export class VpRegisterFile extends Component {
     if (off === VR_HDQ_FREE || off === VR_EQ_WPTR || off === VR_MPQ_WPTR) return VE_READ_ONLY;
     const v = this.value(data);
     if (v >= 2 ** 48) return VE_BAD_VALUE;
+    // EQ / MPQ: base bit 0 selects virtual mode; size bits 32-47 name the memory-checker item (docs)
+    if (off === VR_EQ_BASE || off === VR_MPQ_BASE) return v % 64 === 0 || v % 64 === VR_BASE_VIRTUAL ? -1 : VE_BAD_VALUE;
+    if (off === VR_EQ_SIZE || off === VR_MPQ_SIZE) return this.valueError('qsize', v % 2 ** 32);
     switch (off) {
       case VR_KEY:
         return v >= 2 ** 32 ? VE_BAD_VALUE : -1;
-      case VR_EQ_BASE:
-      case VR_MPQ_BASE:
       case VR_SDQ_BASE:
         return this.valueError('base', v);
-      case VR_EQ_SIZE:
-      case VR_MPQ_SIZE:
-        return this.valueError('qsize', v);
       case VR_SDQ_SIZE:
         return this.valueError('sdqsize', v);
       case VR_EQ_RPTR:
@@ -191,6 +191,17 @@ export class VpRegisterFile extends Component {
 
   private toQueues(op: number, kind: number, vp: number, base: number, size: number, ptr: number): void {
     this.queueOut.push({ op, kind, vp, base, size, count: ptr });
+  }
+
+  /**
+   * A registration of the VP's EQ or MPQ: the base register (bit 0: virtual) and the size register's
+   * value `v` (low 32 bits the size, bits 32-47 the item of a virtual queue, checked with the VP's KEY).
+   */
+  private registerQueue(kind: number, vp: number, baseReg: number, v: number): void {
+    const b = this.reg(vp, baseReg);
+    const virtual = b % 64 === VR_BASE_VIRTUAL;
+    const size = v % 2 ** 32;
+    this.queueOut.push({ op: QS_REGISTER, kind, vp, base: b - (b % 64), size, count: 0, virtual, item: virtual ? Math.floor(v / 2 ** 32) : 0, key: virtual ? this.reg(vp, VR_KEY) : 0 });
   }
 
   /** An accepted store to the control page. */
@@ -209,8 +220,8 @@ export class VpRegisterFile extends Component {
       return;
     }
     this.regs[vp * VR_STORED + off / 8] = v;
-    if (off === VR_EQ_SIZE) this.toQueues(QS_REGISTER, Q_EQ, vp, this.reg(vp, VR_EQ_BASE), v, 0);
-    else if (off === VR_MPQ_SIZE) this.toQueues(QS_REGISTER, Q_MPQ, vp, this.reg(vp, VR_MPQ_BASE), v, 0);
+    if (off === VR_EQ_SIZE) this.registerQueue(Q_EQ, vp, VR_EQ_BASE, v);
+    else if (off === VR_MPQ_SIZE) this.registerQueue(Q_MPQ, vp, VR_MPQ_BASE, v);
     else if (off === VR_EQ_RPTR) this.toQueues(QS_RPTR, Q_EQ, vp, 0, 0, v);
     else if (off === VR_MPQ_RPTR) this.toQueues(QS_RPTR, Q_MPQ, vp, 0, 0, v);
   }

@@ -19,6 +19,11 @@ export const VR_MPQ_RPTR = 0x050;
 /** write pointers (entries the NIC has written): the queue engine's, read-only */
 export const VR_EQ_WPTR = 0x058;
 export const VR_MPQ_WPTR = 0x060;
+/**
+ * EQ_BASE / MPQ_BASE bit 0: the queue is at a virtual address of the VP (then bits 48-63 hold the
+ * memory-checker item covering it, checked with the VP's KEY; docs/nic-rdma.md "Virtual-address mode")
+ */
+export const VR_BASE_VIRTUAL = 1;
 /** the last register of a VP page */
 export const VR_LAST = VR_MPQ_WPTR;
 /** PIO VPs: descriptors are written into this window (up to the end of the page) */
