@@ -12,7 +12,10 @@
  * NICs' concurrent one. An operation is judged when every EQ entry the model made for it has
  * landed in host memory: the entries byte for byte, the queue's producer count, and the bytes of
  * its destination range (and 64 bytes either side) on the destination node; then the driver
- * consumes the entries (a QS_CONSUME to the NIC and to the model), so the queues never fill. INTQ
+ * consumes the entries (the VP's process stores the EQ's new read pointer, EQ_RPTR; the model
+ * consumes them too), so the queues never fill. The queues are registered by register stores
+ * (EQ_BASE / EQ_SIZE in each VP's page, INTQ_* in the control page), the INTQ's entries consumed
+ * by the kernel's INTQ_RPTR stores. INTQ
  * entries (refusals) land in any order across streams: each must be one the model made and not
  * yet seen. Every host write must land in a queue ring or in a writable item. Kept: the model's
  * bytes of the items and rings (bounded by their size), one operation per stream, the INTQ
@@ -24,10 +27,19 @@ import { blankDesc, DESC_GET, DESC_IMM_PUT, DESC_PUT, encodeDescriptor } from '.
 import { ItemWrite } from '../../rtl/nic/memcheck/types.ts';
 import { buildNicPair, type NicPair } from '../../rtl/nic/nicPair.ts';
 import { PioWrite } from '../../rtl/nic/pcie/index.ts';
-import { Q_EQ, Q_INTQ, QS_CONSUME, QS_REGISTER, type QueueSwWrite } from '../../rtl/nic/queues/index.ts';
-import { VR_HDQ_WINDOW } from '../../rtl/nic/vp/index.ts';
+import { Q_EQ, Q_INTQ } from '../../rtl/nic/queues/index.ts';
+import { NC_INTQ_BASE, NC_INTQ_RPTR, NC_INTQ_SIZE, VR_EQ_BASE, VR_EQ_RPTR, VR_EQ_SIZE, VR_HDQ_WINDOW } from '../../rtl/nic/vp/index.ts';
+import { reg64 } from '../../experiments/nic/frontEnd.ts';
 import type { ModelItem } from '../../models/nic/memcheckModel.ts';
 import { defaultPa, RdmaModel } from '../../models/nic/rdmaModel.ts';
+
+/** A CPU store of an 8-byte register: page (a VP's, or the control page after them), offset, value, by `writer` (-1: the kernel). */
+interface RegStore {
+  writer: number;
+  page: number;
+  off: number;
+  value: number;
+}
 
 export const STREAMS = 8;
 const ITEMS = STREAMS;
@@ -82,7 +94,8 @@ export class RdmaTraffic {
   private readonly intqWant: [Map<string, number>, Map<string, number>] = [new Map(), new Map()];
   private readonly intqSeenByModel = [0, 0];
   private readonly intqLanded = [0, 0];
-  private readonly sw: [QueueSwWrite[], QueueSwWrite[]] = [[], []];
+  /** register stores waiting for the CPU's store queue (queue registrations and read pointers), per node */
+  private readonly sw: [RegStore[], RegStore[]] = [[], []];
   /** page frames of every item (host writes must land in one of them or in a ring) */
   private readonly frames = new Set<number>();
   readonly done = { imm_put: 0, put: 0, get: 0 };
@@ -100,15 +113,14 @@ export class RdmaTraffic {
     for (const n of [0, 1] as const) {
       const nic = this.pair.nics[n];
       nic.pcie.host.onWrite = (tlp) => this.landing(n, tlp.addr, tlp.data!.subarray(0, tlp.len));
-      const regs: QueueSwWrite[] = [];
-      for (let vp = 0; vp < STREAMS; vp++) regs.push({ op: QS_REGISTER, kind: Q_EQ, vp, base: eqBase(vp), size: EQ_SIZE, count: 0 });
-      regs.push({ op: QS_REGISTER, kind: Q_INTQ, vp: 0, base: INTQ_AT, size: INTQ_SIZE, count: 0 });
-      for (const w of regs) {
-        while (!nic.queues.swIn.canPush()) this.sim.step(1);
-        nic.queues.swIn.push(w);
-        this.sim.step(1);
-        this.model.nodes[n].queues.software({ op: 'register', kind: w.kind, vp: w.vp, base: w.base, size: w.size, count: 0 });
+      for (let vp = 0; vp < STREAMS; vp++) {
+        this.sw[n].push({ writer: -1, page: vp, off: VR_EQ_BASE, value: eqBase(vp) }, { writer: -1, page: vp, off: VR_EQ_SIZE, value: EQ_SIZE });
+        this.model.nodes[n].queues.software({ op: 'register', kind: Q_EQ, vp, base: eqBase(vp), size: EQ_SIZE, count: 0 });
       }
+      this.sw[n].push({ writer: -1, page: STREAMS, off: NC_INTQ_BASE, value: INTQ_AT }, { writer: -1, page: STREAMS, off: NC_INTQ_SIZE, value: INTQ_SIZE });
+      this.model.nodes[n].queues.software({ op: 'register', kind: Q_INTQ, vp: 0, base: INTQ_AT, size: INTQ_SIZE, count: 0 });
+      this.flushStores(n);
+      this.sim.step(1000);
       for (let s = 0; s < ITEMS; s++) {
         const it = item(s);
         const w = new ItemWrite();
@@ -151,8 +163,8 @@ export class RdmaTraffic {
         else this.intqWant[n].set(k, c - 1);
         this.intqLanded[n]++;
       }
-      this.sw[n].push({ op: QS_CONSUME, kind: Q_INTQ, vp: 0, base: 0, size: 0, count: data.length / INTQ_BYTES });
       this.model.nodes[n].queues.software({ op: 'consume', kind: Q_INTQ, vp: 0, base: 0, size: 0, count: data.length / INTQ_BYTES });
+      this.sw[n].push({ writer: -1, page: STREAMS, off: NC_INTQ_RPTR, value: this.model.nodes[n].queues.ring(Q_INTQ).cons });
       return;
     }
     const first = Math.floor(addr / 4096);
@@ -252,8 +264,8 @@ export class RdmaTraffic {
           }
       }
       if (count > 0) {
-        this.sw[n as 0 | 1].push({ op: QS_CONSUME, kind: Q_EQ, vp: s, base: 0, size: 0, count });
         q.software({ op: 'consume', kind: Q_EQ, vp: s, base: 0, size: 0, count });
+        this.sw[n as 0 | 1].push({ writer: s, page: s, off: VR_EQ_RPTR, value: q.ring(Q_EQ, s).cons });
         this.landed[n as 0 | 1][s]! -= count;
       }
     }
@@ -281,6 +293,19 @@ export class RdmaTraffic {
     this.op[s] = null;
   }
 
+  /** The waiting register stores of node n into the CPU's store queue, as far as it has room. */
+  private flushStores(n: 0 | 1): void {
+    const host = this.pair.nics[n].pcie.host;
+    while (this.sw[n].length > 0 && host.pioIn.canPush()) {
+      const r = this.sw[n].shift()!;
+      const w = new PioWrite();
+      w.writer = r.writer;
+      w.addr = r.page * 4096 + r.off;
+      w.data = reg64(r.value);
+      host.pioIn.push(w);
+    }
+  }
+
   /** Simulate until `to`, acting between chunks: store new operations, judge finished ones, push queue commands. */
   runTo(to: number): void {
     while (this.sim.cycle < to) {
@@ -289,10 +314,7 @@ export class RdmaTraffic {
         if (o === null) this.submit(s);
         else if (this.landed[s % 2]![s]! >= o.want[0] && this.landed[1 - (s % 2)]![s]! >= o.want[1]) this.judge(s, o);
       }
-      for (const n of [0, 1] as const) {
-        const q = this.pair.nics[n].queues.swIn;
-        while (this.sw[n].length > 0 && q.canPush()) q.push(this.sw[n].shift()!);
-      }
+      for (const n of [0, 1] as const) this.flushStores(n);
       this.sim.step(Math.min(CHUNK, to - this.sim.cycle));
     }
   }
@@ -309,7 +331,7 @@ export class RdmaTraffic {
       for (const c of this.intqWant[n].values()) pending += c;
       this.maxIntqPending = Math.max(this.maxIntqPending, pending);
       if (pending > 2 * STREAMS) out.push(`node ${n}: ${pending} INTQ entries the golden model made have not been written`);
-      if (this.sw[n].length > 64) out.push(`node ${n}: ${this.sw[n].length} queue commands waiting`);
+      if (this.sw[n].length > 64) out.push(`node ${n}: ${this.sw[n].length} register stores waiting`);
       const log = this.model.nodes[n].queues.writes.length;
       if (log > 0) out.push(`node ${n}: the golden queue model keeps a log of ${log} writes (it grows with every entry)`);
     }
