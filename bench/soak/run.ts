@@ -33,12 +33,12 @@ functional check (results against the golden model, progress) fails. Run as npm 
       { name: 'no-rate-check', type: 'bool', help: 'report the rates (cycles per CPU second) but do not judge them' },
       { name: 'out', type: 'string', default: 'out/soak.json', help: 'the merged figures: this run\'s blocks replace their entries, the others are kept' },
       { name: 'fresh', type: 'bool', help: 'write this run\'s blocks only (do not keep other blocks\' entries from --out)' },
-      { name: 'merge', type: 'list', default: [], help: 'run nothing: merge the block entries of these soak result files (later files win) into --out' },
+      { name: 'merge', type: 'list', help: 'run nothing: merge the block entries of these soak result files (later files win) into --out' },
     ],
     run(f, io) {
       const path = str(f, 'out');
       const json = bool(f, 'json');
-      const from = list(f, 'merge');
+      const from = f['merge'] === undefined ? [] : list(f, 'merge');
       if (from.length > 0) {
         let merged: SoakResult[] = bool(f, 'fresh') ? [] : readResults(path, false);
         for (const file of from) merged = mergeResults(merged, readResults(file, true), names);
