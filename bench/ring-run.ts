@@ -3,7 +3,8 @@
  * keeps the best: how fast a run is depends on where V8 happens to place the objects of the design
  * in memory, which differs from process to process).
  *
- *   tsx bench/ring-run.ts <ring | ring-noskip | hand | channels> [--quick]
+ *   tsx bench/ring-run.ts <ring | ring-noskip | bare-class | bare-flat | channels> [--quick]
+ *   node --expose-gc --import tsx bench/ring-run.ts scale <stages> [--quick]
  *
  * Prints one JSON line: { variant, perSecond, samples, note }. Throws (exit code 1) if the ring's
  * stage 0 received a wrong token or none, or fewer than one token per measured cycle.
@@ -11,7 +12,7 @@
 import { Component, NumChannel, type Scope, Simulator } from '../rtl/kernel/index.ts';
 import { buildRing, type Ring } from '../rtl/examples/ring.ts';
 import { rate } from './harness.ts';
-import { buildHandRing } from './ring-handwritten.ts';
+import { buildClassRing, buildFlatRing } from './ring-bare.ts';
 
 export const STAGES = 1000;
 /** channels in the channel-transfer measurement */
@@ -74,18 +75,19 @@ async function measure(variant: string, quick: boolean): Promise<{ perSecond: nu
     const evals = r.sim.evaluations / r.sim.cycle;
     return { ...m, note: `${r.source.received} tokens back, all correct; ${evals.toFixed(0)} evaluations per cycle` };
   }
-  if (variant === 'hand') {
-    const h = buildHandRing(STAGES);
+  if (variant === 'bare-class' || variant === 'bare-flat') {
+    const h = variant === 'bare-class' ? buildClassRing(STAGES) : buildFlatRing(STAGES);
     h.step(3 * STAGES);
-    const before = h.received;
+    const before = h.counts().received;
     let cycles = 0;
     const m = await rate(variant, () => {
       h.step(chunk);
       cycles += chunk;
       return STAGES * chunk;
     }, opts);
-    if (h.errors > 0 || h.received === 0 || h.received - before < cycles) throw new Error(`hand-written ring: ${h.errors} wrong tokens, ${h.received - before} back in ${cycles} cycles`);
-    return { ...m, note: `${h.received} tokens back, all correct` };
+    const { received, errors } = h.counts();
+    if (errors > 0 || received === 0 || received - before < cycles) throw new Error(`${variant} ring: ${errors} wrong tokens, ${received - before} back in ${cycles} cycles`);
+    return { ...m, note: `${received} tokens back, all correct` };
   }
   if (variant === 'channels') {
     const sim = new Simulator();
@@ -107,10 +109,67 @@ async function measure(variant: string, quick: boolean): Promise<{ perSecond: nu
   throw new Error(`unknown variant ${variant}`);
 }
 
+/** What a `scale` run reports (goal 2 of issue 17). */
+export interface ScaleRun {
+  stages: number;
+  perSecond: number;
+  samples: number;
+  buildSeconds: number;
+  /** heap, array buffers and slot slab the built ring holds, per stage */
+  bytesPerStage: number;
+  heapBytesPerStage: number;
+  slabBytesPerStage: number;
+  note: string;
+}
+
+/**
+ * Goal 2: build a preloaded ring of `stages` stages (rtl/examples/ring.ts: it starts in its steady
+ * state, so no N^2 fill), measure what it holds after a garbage collection (run with --expose-gc),
+ * then its rate in stage-cycles per second (chunks of about 2 M stage-cycles).
+ */
+async function measureScale(stages: number, quick: boolean): Promise<ScaleRun> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('ring-run scale needs node --expose-gc (to measure the memory a ring holds)');
+  gc();
+  const m0 = process.memoryUsage();
+  const t0 = performance.now();
+  const r = buildRing(stages, { preload: true });
+  const buildSeconds = (performance.now() - t0) / 1000;
+  gc();
+  const m1 = process.memoryUsage();
+  const heap = m1.heapUsed - m0.heapUsed + (m1.arrayBuffers - m0.arrayBuffers);
+  const slab = r.sim._slab().bytes();
+  const chunk = Math.max(1, Math.round(2e6 / stages));
+  r.sim.step(2 * chunk);
+  const before = r.source.received;
+  let cycles = 0;
+  const m = await rate(`ring ${stages}`, () => {
+    r.sim.step(chunk);
+    cycles += chunk;
+    return stages * chunk;
+  }, quick ? { time: 300, warmup: 100 } : { time: 1500, warmup: 300 });
+  checkRing(r, before, cycles);
+  return {
+    stages,
+    ...m,
+    buildSeconds,
+    bytesPerStage: (heap + slab) / stages,
+    heapBytesPerStage: heap / stages,
+    slabBytesPerStage: slab / stages,
+    note: `preloaded ring, ${r.source.received} tokens back, all correct`,
+  };
+}
+
 const invoked = process.argv[1] ? new URL(`file://${process.argv[1]}`).href : '';
 if (import.meta.url === invoked) {
   const variant = process.argv[2] ?? '';
   const quick = process.argv.includes('--quick');
-  const r = await measure(variant, quick);
-  process.stdout.write(JSON.stringify({ variant, ...r }) + '\n');
+  if (variant === 'scale') {
+    const n = Number(process.argv[3]);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`ring-run scale: stage count must be a positive integer, got ${process.argv[3]}`);
+    process.stdout.write(JSON.stringify(await measureScale(n, quick)) + '\n');
+  } else {
+    const r = await measure(variant, quick);
+    process.stdout.write(JSON.stringify({ variant, ...r }) + '\n');
+  }
 }

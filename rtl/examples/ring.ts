@@ -13,8 +13,17 @@ export const RING_CHANNEL_CAPACITY = 2;
  *
  * Timing: a token pushed by stage k in cycle t is popped by stage k + 1 in t + 1 (channel latency 1)
  * and leaves its FIFO in t + 2 at the earliest (the FIFO is a register stage too), so a token needs
- * 2 cycles per stage and the ring holds about 2N tokens in steady state, one transfer per channel
+ * 2 cycles per stage and the ring holds 2N tokens in steady state, one transfer per channel
  * per cycle.
+ *
+ * Preloaded ring (`preload: true`): filling a ring from reset takes 2N cycles, each evaluating up to
+ * N stages, so for large N the fill costs N^2 stage evaluations (a 100k-stage ring: 2 * 10^10). A
+ * preloaded ring starts in its steady state instead: as reset state, stage k holds one token in its
+ * FIFO and one in its output channel (both of value -k, put there at cycle 0 and so visible from
+ * cycle 1), and stage 0's record says it emitted the 2N tokens -2N, ..., -1 before cycle 0 (the
+ * token emitted in cycle e is in stage k's FIFO from e + 2k - 1 and in its channel from e + 2k, with
+ * value e + k). From cycle 1 on one token returns per cycle, each checked as (emitted + N), exactly
+ * the state and traffic of a filled ring; sim.reset() preloads again.
  *
  * Fields are `declare`d and set in the constructor: a plainly declared field would first be defined
  * as undefined (ES2022 class fields), which costs a type check on every access in V8.
@@ -33,7 +42,9 @@ export class RingSource extends Component {
   declare firstError: string;
   private declare readonly stages: number;
 
-  constructor(parent: Scope, name: string, stages: number, capacity: number) {
+  private declare readonly preload: boolean;
+
+  constructor(parent: Scope, name: string, stages: number, capacity: number, preload = false) {
     super(parent, name);
     this.out = new NumChannel(this, 'out', { capacity, latency: 1 }).bindProducer(this);
     // tokens in flight: at most one channel's capacity plus one FIFO per stage
@@ -48,12 +59,24 @@ export class RingSource extends Component {
     this.errors = 0;
     this.firstError = '';
     this.stages = stages;
+    this.preload = preload;
+    this.recordPreload();
+  }
+
+  /** a preloaded ring's 2N tokens in flight at reset, in the order they come back: emitted at -2N .. -1 */
+  private recordPreload(): void {
+    if (!this.preload) return;
+    for (let e = -2 * this.stages; e < 0; e++) {
+      this.sent[this.sentTail] = e;
+      this.sentTail = (this.sentTail + 1) & this.mask;
+    }
   }
 
   override reset(): void {
     this.sentHead = this.sentTail = 0;
     this.emitted = this.received = this.errors = 0;
     this.firstError = '';
+    this.recordPreload();
   }
 
   tick(t: number): number {
@@ -82,12 +105,23 @@ export class RingStage extends Component {
   declare readonly in_: NumChannel;
   declare readonly out: NumChannel;
   private declare readonly fifo: NumFifo;
+  /** 0, or this stage's number k (1..N) when the ring is preloaded (see the ring's description) */
+  private declare readonly preloadK: number;
 
-  constructor(parent: Scope, name: string, in_: NumChannel, capacity: number) {
+  constructor(parent: Scope, name: string, in_: NumChannel, capacity: number, preloadK = 0) {
     super(parent, name);
     this.in_ = in_.bindConsumer(this);
     this.out = new NumChannel(this, 'out', { capacity, latency: 1 }).bindProducer(this);
     this.fifo = new NumFifo(this, RING_FIFO_DEPTH);
+    this.preloadK = preloadK;
+    this.reset();
+  }
+
+  /** a preloaded stage k starts with the token -k in its FIFO and in its output channel (pushed at cycle 0) */
+  override reset(): void {
+    if (this.preloadK === 0) return;
+    this.fifo.push(-this.preloadK);
+    this.out.push(-this.preloadK);
   }
 
   tick(t: number): number {
@@ -110,16 +144,24 @@ export interface Ring {
   stages: RingStage[];
 }
 
+export interface RingOptions extends SimulatorOptions {
+  /** channel capacity (default 2, which sustains one token per cycle) */
+  channelCapacity?: number;
+  /** start in the steady state, one token in every FIFO and channel (default false: empty at reset) */
+  preload?: boolean;
+}
+
 /** Build a ring of `stages` stages; channel capacity 2 sustains one token per cycle. */
-export function buildRing(stages: number, opts: SimulatorOptions & { channelCapacity?: number } = {}): Ring {
+export function buildRing(stages: number, opts: RingOptions = {}): Ring {
   if (!Number.isInteger(stages) || stages < 1) throw new RangeError(`ring needs at least one stage, got ${stages}`);
   const sim = new Simulator(opts);
   const cap = opts.channelCapacity ?? RING_CHANNEL_CAPACITY;
-  const source = new RingSource(sim, 'src', stages, cap);
+  const preload = opts.preload ?? false;
+  const source = new RingSource(sim, 'src', stages, cap, preload);
   const list: RingStage[] = [];
   let prev = source.out;
   for (let i = 0; i < stages; i++) {
-    const s = new RingStage(sim, `stage${i + 1}`, prev, cap);
+    const s = new RingStage(sim, `stage${i + 1}`, prev, cap, preload ? i + 1 : 0);
     list.push(s);
     prev = s.out;
   }

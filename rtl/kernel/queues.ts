@@ -1,4 +1,4 @@
-import { childPath, type Component, type Scope, type Signal } from './component.ts';
+import { appended, childPath, type Component, type Scope, type Signal } from './component.ts';
 import type { Simulator, TraceUnit } from './simulator.ts';
 
 /**
@@ -322,7 +322,7 @@ export abstract class ChannelCore implements TraceUnit {
   bindProducer(c: Component): this {
     if (this.producer !== null && this.producer !== c) throw new Error(`${this.path}: already has producer ${this.producer.path}`);
     this.producer = c;
-    if (this.sim.skipping) c._info.outputs.push(this);
+    if (this.sim.skipping) c._info.outputs = appended(c._info.outputs, this);
     return this;
   }
 
@@ -332,7 +332,7 @@ export abstract class ChannelCore implements TraceUnit {
     this.consumer = c;
     this._wc = this.sim.skipping ? c : null;
     this.slow = this.small || this._wc !== null;
-    c._info.inputs.push(this);
+    c._info.inputs = appended(c._info.inputs, this);
     return this;
   }
 

@@ -123,6 +123,13 @@ export class SlabSpace {
     return p;
   }
 
+  /** Bytes of the slab this owner holds (its ranges, whole chunks included: they are zeroed, so committed). */
+  bytes(): number {
+    let n = 0;
+    for (let i = 1; i < this.ranges.length; i += 2) n += this.ranges[i]!;
+    return 8 * n;
+  }
+
   /** The owner's clock moved to cycle c. */
   setClock(c: number): void {
     slabClock(this.clock, c);

@@ -67,6 +67,7 @@ describe('Verilator comparison: the SV ring is the ring of rtl/examples/ring.ts'
     expect(flags).toContain('-O3 --cc --exe --build');
     expect(flags).toContain('-CFLAGS -O3 -march=native');
     expect(flags).toContain('OPT_FAST=-O3');
+    expect(flags).toContain('--output-split-cfuncs 500');
     expect(flags).not.toMatch(/--threads/);
   });
 });

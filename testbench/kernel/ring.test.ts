@@ -11,8 +11,8 @@ import { type NumChannel, Simulator } from '../../rtl/kernel/index.ts';
  * in cycle 2N + 1; from then on one token returns per cycle. Stage 0 checks every returning token
  * against emitted value + N, in emission order (the values are distinct, so order is checked too).
  */
-function trace(stages: number, cycles: number, skipping: boolean): { received: number[]; emitted: number[]; errors: number; firstError: string } {
-  const ring = buildRing(stages, { skipping });
+function trace(stages: number, cycles: number, skipping: boolean, preload = false): { received: number[]; emitted: number[]; errors: number; firstError: string } {
+  const ring = buildRing(stages, { skipping, preload });
   const received: number[] = [];
   const emitted: number[] = [];
   for (let c = 0; c < cycles; c++) {
@@ -70,4 +70,33 @@ describe('benchmark ring', () => {
     expect(src.errors).toBe(src.received);
     expect(src.firstError).toBe('cycle 9: token 0 came back as 4, expected 3');
   });
+
+  it('preloaded: starts in the steady state, one correct token back per cycle from cycle 1, skipping on or off, again after a reset', () => {
+    for (const n of [1, 2, 7, 50]) {
+      const cycles = 3 * n + 20;
+      const r = trace(n, cycles, true, true);
+      expect(r.errors, r.firstError).toBe(0);
+      // after cycle c: c tokens back (cycles 1 .. c), c + 1 emitted
+      for (let c = 0; c < cycles; c++) expect([r.emitted[c], r.received[c]]).toEqual([c + 1, c]);
+      expect(trace(n, cycles, false, true)).toEqual(r);
+    }
+    const ring = buildRing(20, { preload: true });
+    ring.sim.step(100);
+    ring.sim.reset();
+    ring.sim.step(60);
+    expect([ring.source.errors, ring.source.emitted, ring.source.received]).toEqual([0, 60, 59]);
+  });
+
+  it('preloaded: each stage holds the steady state of a filled ring (one token in its FIFO, one in its channel, 2N in flight)', () => {
+    const n = 30;
+    const full = buildRing(n);
+    full.sim.step(5 * n);
+    const pre = buildRing(n, { preload: true });
+    pre.sim.step(5 * n);
+    const held = (r: typeof full): number[] => r.stages.map((s) => s.out.held());
+    expect(held(pre)).toEqual(held(full));
+    expect(pre.stages.map((s) => s.lineTrace())).toEqual(full.stages.map((s) => s.lineTrace()));
+    expect(pre.source.emitted - pre.source.received + 2 * n).toBe(full.source.emitted - full.source.received);
+  });
 });
+
