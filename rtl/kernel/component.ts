@@ -51,6 +51,8 @@ export interface ComponentInfo {
    */
   inputs: readonly InputChannel[];
   outputs: readonly OutputChannel[];
+  /** FIFOs built so far without a name (they are named fifo0, fifo1, ...) */
+  fifos: number;
 }
 
 const NO_CHANNELS: readonly never[] = Object.freeze([]);
@@ -90,7 +92,7 @@ export abstract class Component implements Scope {
   constructor(parent: Scope, name: string) {
     this._stamp = -1;
     this.sim = parent.sim;
-    this._info = { path: childPath(parent, name), id: -1, traced: false, sigs: null, inputs: NO_CHANNELS, outputs: NO_CHANNELS };
+    this._info = { path: childPath(parent, name), id: -1, traced: false, sigs: null, inputs: NO_CHANNELS, outputs: NO_CHANNELS, fifos: 0 };
     this.sim._register(this);
   }
 

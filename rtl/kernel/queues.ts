@@ -784,12 +784,9 @@ abstract class FifoCore {
   }
 }
 
-const fifoCounts = new WeakMap<Component, number>();
 /** `fifo<k>`: the owner's k-th FIFO without a name. */
 function fifoName(owner: Component): string {
-  const k = fifoCounts.get(owner) ?? 0;
-  fifoCounts.set(owner, k + 1);
-  return `fifo${k}`;
+  return `fifo${owner._info.fifos++}`;
 }
 
 function fifoFull(f: FifoCore): never {

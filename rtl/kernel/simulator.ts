@@ -126,8 +126,9 @@ export class Simulator implements Scope {
 
   /** @internal registers a traceable unit that is not a component (a channel). */
   _registerUnit(u: TraceUnit): void {
-    if (this.paths.has(u.path)) throw new Error(`duplicate path ${u.path}`);
-    this.paths.add(u.path);
+    const p = u.path;
+    if (this.paths.has(p)) throw new Error(`duplicate path ${p}`);
+    this.paths.add(p);
     this.units.push(u);
   }
 
