@@ -19,6 +19,8 @@ export interface StreamSpec {
   spin?: number;
   params: Partial<SpinParams>;
   maxCycles?: number;
+  /** every handled packet's latency in ns (the samples latencyMin/Mean/MaxNs summarise), in handler-record order */
+  onPacketLatencyNs?: (ns: number) => void;
 }
 
 export interface StreamResult {
@@ -79,6 +81,7 @@ export function runStream(s: StreamSpec): StreamResult {
     mx = Math.max(mx, d);
     const lat = r.end * ns - (r.packetArrival * ns - serialNs);
     lsum += lat;
+    s.onPacketLatencyNs?.(lat);
     lmn = Math.min(lmn, lat);
     lmx = Math.max(lmx, lat);
     instr += r.instructions;

@@ -92,6 +92,8 @@ export interface AllreduceOptions {
   maxCycles?: number;
   /** progress: called as calls complete and between chunks of simulated cycles with (calls completed, calls in the run) */
   onProgress?: (done: number, total: number) => void;
+  /** every measured call's latency in cycles (called to done), as it completes: the samples `latency_us` averages */
+  onCallLatency?: (cycles: number) => void;
 }
 
 export interface AllreduceReport {
@@ -216,6 +218,7 @@ export class AllreduceLoop {
     if (rank === 0) this.hash.update(c.data);
     if (i >= this.warmup) {
       this.latencySum += c.done - c.called;
+      this.o.onCallLatency?.(c.done - c.called);
       if (i === this.warmup) this.measuredStart = this.measuredStart < 0 ? c.called : Math.min(this.measuredStart, c.called);
       if (i === this.total - 1) this.measuredEnd = Math.max(this.measuredEnd, c.done);
     }
