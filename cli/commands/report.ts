@@ -5,8 +5,8 @@
  * one plot.
  */
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bool, type CommandIO, type CommandSpec, type FlagValues, str, UsageError } from '../args.ts';
 import { startProgress } from '../progress.ts';
 import { readBenchRevisions } from '../../experiments/report/benchHistory.ts';
@@ -14,12 +14,15 @@ import { buildReport } from '../../experiments/report/build.ts';
 import type { ReportOptions } from '../../experiments/report/options.ts';
 import { buildPlots, plotIds, SECTIONS } from '../../experiments/report/sections.ts';
 
+/** the repository (bench/results.json and its git history), wherever the command is run from */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
 const QUICK = { name: 'quick', type: 'bool' as const, help: 'smaller runs (fewer requests, packets and sizes; each caption names its exact command): about a minute' };
 
 /** Options of a report run, with a progress display over its sections. */
 function reportOptions(f: FlagValues, io: CommandIO, label: string, sections: number): { o: ReportOptions; stop: () => void } {
   const p = startProgress(io, { label, total: sections, unit: 'sections' });
-  return { o: { quick: bool(f, 'quick'), bench: readBenchRevisions(process.cwd()), onSection: (done) => p.update(done) }, stop: () => p.stop() };
+  return { o: { quick: bool(f, 'quick'), bench: readBenchRevisions(ROOT), onSection: (done) => p.update(done) }, stop: () => p.stop() };
 }
 
 function outDir(dir: string): void {
@@ -80,7 +83,7 @@ are listed by --id list (and in docs/report.md).`,
     flags: [{ name: 'id', type: 'string', required: true, help: "plot id (e.g. latency-sharp-allreduce, bench-targets; 'list' lists them)" }, QUICK],
     run(f, io) {
       const id = str(f, 'id');
-      const probe: ReportOptions = { quick: bool(f, 'quick'), bench: readBenchRevisions(process.cwd()) };
+      const probe: ReportOptions = { quick: bool(f, 'quick'), bench: readBenchRevisions(ROOT) };
       const ids = plotIds(probe);
       if (id === 'list') {
         io.out(bool(f, 'json') ? JSON.stringify(ids) + '\n' : ids.join('\n') + '\n');
