@@ -72,7 +72,7 @@ export function chartSpec(p: Plot): TopLevelSpec {
       height: { step: 9 },
       mark: { type: 'bar' },
       encoding: {
-        y: { field: 'x', type: 'nominal', title: p.xTitle, sort: p.xOrder ?? null, axis: { labelLimit: 360 } },
+        y: { field: 'x', type: 'nominal', title: p.xTitle, sort: p.xOrder ?? null, axis: { labelLimit: 420, titleAngle: 0, titleAlign: 'right', titleBaseline: 'bottom', titleX: -4, titleY: -6 } },
         yOffset: { field: 'series', type: 'nominal', sort: null },
         x: { field: 'y', type: 'quantitative', title: p.yTitle, scale: p.yLog ? { type: 'log' as const } : { zero: true } },
         color,
