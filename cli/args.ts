@@ -35,9 +35,11 @@ export interface FlagSpec {
    * simulation: not empty, not a directory, in an existing writable directory. 'mkdir': the
    * command creates missing parent directories, so the nearest existing ancestor must be a
    * writable directory. 'base': a base path the command appends suffixes to; its directory must
-   * exist and be writable.
+   * exist and be writable. 'dir': a directory the command writes files into (creating it and its
+   * missing parents): an existing path must be a directory, and it (or its nearest existing
+   * ancestor) must be writable.
    */
-  output?: true | 'mkdir' | 'base';
+  output?: true | 'mkdir' | 'base' | 'dir';
 }
 
 export type FlagValues = Record<string, string | number | boolean | string[] | undefined>;
@@ -280,13 +282,14 @@ export function checkOutputs(cmd: CommandSpec, flags: FlagValues): void {
 }
 
 /** The check behind FlagSpec.output, for commands that take an output path some other way. */
-export function checkOutputPath(what: string, path: string, mode: true | 'mkdir' | 'base' = true): void {
+export function checkOutputPath(what: string, path: string, mode: true | 'mkdir' | 'base' | 'dir' = true): void {
   const bad = (why: string): never => {
     throw new UsageError(`${what} '${path}': ${why}`);
   };
   if (path.trim() === '') bad('empty path (give a file name)');
   const st = statOrNull(path);
-  if (mode !== 'base' && st) {
+  if (mode === 'dir' && st && !st.isDirectory()) bad('exists and is not a directory');
+  if (mode !== 'base' && mode !== 'dir' && st) {
     if (st.isDirectory()) bad('is a directory, not a file');
     try {
       closeSync(openSync(path, 'r+'));
@@ -295,14 +298,14 @@ export function checkOutputPath(what: string, path: string, mode: true | 'mkdir'
     }
     return;
   }
-  let dir = dirname(path);
-  if (mode === 'mkdir') {
+  let dir = mode === 'dir' && st ? path : dirname(path);
+  if (mode === 'mkdir' || mode === 'dir') {
     while (!statOrNull(dir) && dirname(dir) !== dir) dir = dirname(dir);
   }
   const dst = statOrNull(dir);
   if (!dst) bad(`directory '${dir}' does not exist`);
   if (!dst!.isDirectory()) bad(`'${dir}' is not a directory`);
-  const probe = mode === 'base' || mode === 'mkdir' ? join(dir, `.netoffload-probe-${process.pid}`) : path;
+  const probe = mode === 'base' || mode === 'mkdir' || mode === 'dir' ? join(dir, `.netoffload-probe-${process.pid}`) : path;
   try {
     closeSync(openSync(probe, 'wx'));
     unlinkSync(probe);

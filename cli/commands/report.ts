@@ -4,7 +4,7 @@
  * data of every plot next to it (experiments/report/). `netoffload report plot ID`: the numbers of
  * one plot.
  */
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bool, type CommandIO, type CommandSpec, type FlagValues, str, UsageError } from '../args.ts';
@@ -25,15 +25,8 @@ function reportOptions(f: FlagValues, io: CommandIO, label: string, sections: nu
   return { o: { quick: bool(f, 'quick'), bench: readBenchRevisions(ROOT), onSection: (done) => p.update(done) }, stop: () => p.stop() };
 }
 
+/** Create the output directory (--out was checked before the run: a directory, or creatable). */
 function outDir(dir: string): void {
-  if (dir === '') throw new UsageError('--out: needs a directory');
-  let isDir: boolean | undefined;
-  try {
-    isDir = statSync(dir).isDirectory();
-  } catch {
-    isDir = undefined;
-  }
-  if (isDir === false) throw new UsageError(`--out ${dir}: exists and is not a directory`);
   try {
     mkdirSync(dir, { recursive: true });
   } catch (e) {
@@ -53,7 +46,7 @@ renders every plot to SVG with Vega-Lite in Node and writes DIR/report.html (one
 style, SVGs and data; opens offline in any browser) and DIR/report-data.json (every plot's rows:
 one point or bar per row). Each caption names the command that prints the same numbers. The same
 tree and flags give a byte-identical page. scripts/report-check.ts checks it in headless Chromium.`,
-    flags: [{ name: 'out', type: 'string', default: 'out/report', help: 'directory to write report.html and report-data.json into' }, QUICK],
+    flags: [{ name: 'out', type: 'string', default: 'out/report', output: 'dir', help: 'directory to write report.html and report-data.json into' }, QUICK],
     async run(f, io) {
       const dir = str(f, 'out');
       outDir(dir);
