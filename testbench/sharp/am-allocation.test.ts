@@ -33,6 +33,41 @@ describe('Aggregation Manager allocation after faults', () => {
     expect(r.ok).toBe(true);
   });
 
+  it('the AM keeps nothing per revocation: its containers do not grow over repeated fault epochs, each revocation goes to onRevoke', () => {
+    const fabric = new Fabric();
+    const members = spreadMembers(fabric, 16);
+    const seen: number[] = [];
+    fabric.am.onRevoke = (e) => seen.push(...e.jobs);
+    /** sizes of every array, map and set the AM holds directly */
+    const sizes = (): Record<string, number> => {
+      const out: Record<string, number> = {};
+      for (const [k, v] of Object.entries(fabric.am)) {
+        if (Array.isArray(v)) out[k] = v.length;
+        else if (v instanceof Map || v instanceof Set) out[k] = v.size;
+      }
+      return out;
+    };
+    const epoch = (i: number): void => {
+      const job = 2 + (i % 4); // ids reused, as the soak and a resource manager do
+      fabric.am.createGroup(job, 1, 0, members, { maxOps: 8 });
+      fabric.settle();
+      fabric.hosts[members[i % members.length]!]!.corruptNext((b) => {
+        b[3]! ^= 0x40;
+      });
+      let done = 0;
+      for (const h of members) fabric.hosts[h]!.call(fabric.sim.cycle, { job, group: 1, op: 'sum', type: 'i32', count: 2, data: new Uint8Array(8), dist: 'rc', targetKind: 'all' }, () => done++);
+      fabric.sim.runUntil(() => done === members.length, 1_000_000);
+      fabric.settle();
+      expect(fabric.am.jobs.get(job)!.revoked).not.toBe(0);
+      fabric.am.endJob(job);
+    };
+    for (let i = 0; i < 4; i++) epoch(i);
+    const before = sizes();
+    for (let i = 4; i < 24; i++) epoch(i);
+    expect(sizes()).toEqual(before);
+    expect(seen).toEqual(Array.from({ length: 24 }, (_, i) => 2 + (i % 4)));
+  });
+
   it('a group asking for the tree of a failed spine AN is placed on a healthy tree and completes', () => {
     const fabric = new Fabric();
     const spine0 = fabric.am.tree(0).root;
