@@ -10,21 +10,28 @@ function hostsOf(fabric: Fabric, leaf: number): number[] {
   return fabric.topo.hosts.filter((h) => fabric.topo.leafOf[h] === leaf);
 }
 
+/**
+ * One fault epoch of a job: the group is created, one member's request is corrupted (its leaf AN
+ * reports it and the AM revokes the job), every member calls once and is answered.
+ */
+function revokeByCorruptRequest(fabric: Fabric, job: number, members: number[], victim: number): void {
+  fabric.am.createGroup(job, 1, 0, members, { maxOps: 8 });
+  fabric.settle();
+  fabric.hosts[victim]!.corruptNext((b) => {
+    b[3]! ^= 0x40;
+  });
+  let done = 0;
+  for (const h of members) fabric.hosts[h]!.call(fabric.sim.cycle, { job, group: 1, op: 'sum', type: 'i32', count: 2, data: new Uint8Array(8), dist: 'rc', targetKind: 'all' }, () => done++);
+  fabric.sim.runUntil(() => done === members.length, 1_000_000);
+  fabric.settle();
+}
+
 describe('Aggregation Manager allocation after faults', () => {
   it('a revoked job returns every grant: 40 jobs revoked in turn never exhaust an AN', () => {
     const fabric = new Fabric();
     const members = spreadMembers(fabric, 16);
     for (let job = 1; job <= 40; job++) {
-      fabric.am.createGroup(job, 1, 0, members, { maxOps: 8 });
-      fabric.settle();
-      // one member's request is corrupted: its leaf AN reports it and the AM revokes the job
-      fabric.hosts[members[job % members.length]!]!.corruptNext((b) => {
-        b[3]! ^= 0x40;
-      });
-      let done = 0;
-      for (const h of members) fabric.hosts[h]!.call(fabric.sim.cycle, { job, group: 1, op: 'sum', type: 'i32', count: 2, data: new Uint8Array(8), dist: 'rc', targetKind: 'all' }, () => done++);
-      fabric.sim.runUntil(() => done === members.length, 1_000_000);
-      fabric.settle();
+      revokeByCorruptRequest(fabric, job, members, members[job % members.length]!);
       expect(fabric.am.jobs.get(job)!.revoked).not.toBe(0);
       expect(fabric.am.grantedTo(job)).toBe(0);
     }
@@ -49,15 +56,7 @@ describe('Aggregation Manager allocation after faults', () => {
     };
     const epoch = (i: number): void => {
       const job = 2 + (i % 4); // ids reused, as the soak and a resource manager do
-      fabric.am.createGroup(job, 1, 0, members, { maxOps: 8 });
-      fabric.settle();
-      fabric.hosts[members[i % members.length]!]!.corruptNext((b) => {
-        b[3]! ^= 0x40;
-      });
-      let done = 0;
-      for (const h of members) fabric.hosts[h]!.call(fabric.sim.cycle, { job, group: 1, op: 'sum', type: 'i32', count: 2, data: new Uint8Array(8), dist: 'rc', targetKind: 'all' }, () => done++);
-      fabric.sim.runUntil(() => done === members.length, 1_000_000);
-      fabric.settle();
+      revokeByCorruptRequest(fabric, job, members, members[i % members.length]!);
       expect(fabric.am.jobs.get(job)!.revoked).not.toBe(0);
       fabric.am.endJob(job);
     };
