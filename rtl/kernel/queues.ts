@@ -577,28 +577,54 @@ export class NumChannel extends ChannelCore {
  * Payload references of a queue of objects, kept by slot index beside the ring of stamps (entries
  * leave in the order they came, so two indices suffice). Shared by Channel<T> and Fifo<T>.
  */
+/** Slots a payload ring starts with; it doubles on demand up to its queue's capacity. */
+const PAYLOAD_SLOTS_FIRST = 4;
+
 class Payloads<T> {
-  private readonly data: (T | undefined)[];
+  /** the slot ring: starts small and doubles (up to the queue's capacity) when a put finds it full */
+  private data: (T | undefined)[];
   private hi = 0;
   private ti = 0;
+  /** entries held */
+  private n = 0;
   /** entries taken since the last clear: the number of the entry at the head */
   taken = 0;
   constructor(private readonly capacity: number) {
-    this.data = new Array<T | undefined>(capacity).fill(undefined);
+    this.data = new Array<T | undefined>(Math.min(capacity, PAYLOAD_SLOTS_FIRST)).fill(undefined);
   }
   put(v: T): void {
+    let d = this.data;
+    if (this.n === d.length) d = this.grow();
     const i = this.ti;
-    this.data[i] = v;
-    this.ti = i + 1 === this.capacity ? 0 : i + 1;
+    d[i] = v;
+    this.ti = i + 1 === d.length ? 0 : i + 1;
+    this.n++;
+  }
+  /** Doubles the ring (never beyond the capacity), its entries in order from slot 0. */
+  private grow(): (T | undefined)[] {
+    const old = this.data;
+    const len = old.length;
+    if (len >= this.capacity) throw new Error(`payload ring full at its capacity ${this.capacity}`);
+    const d = new Array<T | undefined>(Math.min(this.capacity, 2 * len)).fill(undefined);
+    for (let k = 0, i = this.hi; k < len; k++) {
+      d[k] = old[i];
+      i = i + 1 === len ? 0 : i + 1;
+    }
+    this.data = d;
+    this.hi = 0;
+    this.ti = len;
+    return d;
   }
   head(): T {
     return this.data[this.hi] as T;
   }
   take(): T {
+    const d = this.data;
     const i = this.hi;
-    const v = this.data[i] as T;
-    this.data[i] = undefined; // the queue holds no reference to what it delivered
-    this.hi = i + 1 === this.capacity ? 0 : i + 1;
+    const v = d[i] as T;
+    d[i] = undefined; // the queue holds no reference to what it delivered
+    this.hi = i + 1 === d.length ? 0 : i + 1;
+    this.n--;
     this.taken++;
     return v;
   }
@@ -606,6 +632,7 @@ class Payloads<T> {
     this.data.fill(undefined);
     this.hi = 0;
     this.ti = 0;
+    this.n = 0;
     this.taken = 0;
   }
   /** The traced head signal of an object queue holding `held` entries (see TraceHeadOptions). */
@@ -615,7 +642,7 @@ class Payloads<T> {
   }
 }
 
-/** Channel of typed payload objects (packets, requests). Slots are preallocated; payload objects are the caller's. */
+/** Channel of typed payload objects (packets, requests). Slots grow on demand up to the capacity; payload objects are the caller's. */
 export class Channel<T> extends ChannelCore {
   private declare readonly data: Payloads<T>;
   private declare readonly traceHead: HeadOf<T> | undefined;
