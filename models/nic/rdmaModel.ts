@@ -9,13 +9,13 @@
 import { MemCheckerModel, type ModelItem } from './memcheckModel.ts';
 import { modelDecode, type ModelDesc, type ModelReason as DescReason } from './descModel.ts';
 import { QueueModel } from './queueModel.ts';
+import { collectivePuts } from './collectiveModel.ts';
 
 const DESC_REASONS: DescReason[] = ['ok', 'bad_buffer', 'bad_opcode', 'bad_size', 'reserved', 'bad_flags', 'bad_children', 'bad_dest', 'bad_item', 'bad_length', 'bad_address'];
 const MC_CODES: Record<string, number> = { invalid_item: 1, key_mismatch: 2, permission: 3, out_of_range: 4, bad_request: 5, vp_mismatch: 6, addr_mode: 7 };
 const OPCODE: Record<string, number> = { imm_put: 0, put: 1, get: 2, mp: 3, coll: 4 };
 const E_DECODE = 16;
 const E_TOO_LONG = 18;
-const E_UNSUPPORTED = 21;
 const LOCAL = 1;
 const REMOTE = 2;
 const ERROR = 3;
@@ -184,7 +184,14 @@ export class RdmaModel {
       I.intq(INT_ERROR, E_DECODE, vp, DESC_REASONS.indexOf(v.reason));
       return;
     }
-    const d: ModelDesc = v.desc;
+    // a collective: one PUT per child, in child order (models/nic/collectiveModel.ts)
+    if (v.desc.kind === 'coll') for (const p of collectivePuts(v.desc)) this.exec(me, vp, p);
+    else this.exec(me, vp, v.desc);
+  }
+
+  /** Run one decoded descriptor (not a collective) of VP `vp` of node `me` to completion. */
+  private exec(me: number, vp: number, d: ModelDesc): void {
+    const I = this.nodes[me]!;
     const opcode = OPCODE[d.kind]!;
     const small = d.kind === 'imm_put' || d.kind === 'mp';
     const base: Ev = { type: ERROR, opcode, code: 0, userTag: d.userTag, peerNode: d.dstNode, peerVp: d.dstVp, eventData: d.eventData, length: d.length, addr: small ? 0 : d.localAddr };
@@ -192,7 +199,6 @@ export class RdmaModel {
       I.event(vp, { ...base, code });
       I.intq(INT_ERROR, code, vp, d.userTag);
     };
-    if (d.kind === 'coll') return localFail(E_UNSUPPORTED);
     if (d.length > this.cfg.maxTransfer) return localFail(E_TOO_LONG);
     const tn = d.dstNode;
     const T = this.nodes[tn]!;

@@ -7,6 +7,7 @@ import { buildPcie, type HostBytes, type Pcie, type PcieConfig, ReadMux } from '
 import type { DmaWrite } from './pcie/tlp.ts';
 import { QueueEngine } from './queues/queueEngine.ts';
 import type { QueueConfig, QueueEntry } from './queues/types.ts';
+import { CollExpander } from './coll/collExpander.ts';
 import { Merge } from './rdma/merge.ts';
 import { RdmaRx } from './rdma/rdmaRx.ts';
 import { RdmaTx } from './rdma/rdmaTx.ts';
@@ -15,7 +16,7 @@ import { VpReporter } from './rdma/vpReporter.ts';
 import { XlateRouter } from './rdma/xlateRouter.ts';
 import { descConfig } from './desc/format.ts';
 import { Hdq } from './vp/hdq.ts';
-import { Readout } from './vp/readout.ts';
+import { type DispatchedDesc, Readout } from './vp/readout.ts';
 import { type VpConfig, vpConfig, VR_SDQ_BASE, VR_SDQ_SIZE } from './vp/regmap.ts';
 import { VpRegisterFile, type VpError } from './vp/regfile.ts';
 import { Sdq } from './vp/sdq.ts';
@@ -56,6 +57,8 @@ export interface Nic {
   readout: Readout;
   /** the endpoint's read side shared by the SDQ (requester 0) and the transmit engine (requester 1) */
   readMux: ReadMux;
+  /** collective descriptors expanded into one PUT per child, between the readout and the transmit engine */
+  coll: CollExpander;
   queues: QueueEngine;
   tx: RdmaTx;
   rx: RdmaRx;
@@ -64,7 +67,7 @@ export interface Nic {
 /**
  * One TH Express-2 NIC (docs/nic-rdma.md, "Two NICs"): PCIe attachment with its host memory, the
  * VP register file, the HDQ (PIO VPs) and the SDQ (DMA VPs: doorbells from the register file,
- * descriptor reads through the read mux), the readout over both, the memory checker and ATC (with
+ * descriptor reads through the read mux), the readout over both, the collective expander, the memory checker and ATC (with
  * the ATT), the RDMA transmit and receive engines, the host-memory queue engine, and the blocks
  * joining them (PCIe reads: SDQ and transmit engine through the read mux; PCIe writes: receive
  * engine and queues; queue entries: transmit, receive and front-end refusals; link: transmit and
@@ -95,9 +98,11 @@ export function buildNic(parent: Scope, name: string, cfg: Partial<NicConfig>, l
   const pktMux = new Merge<NetPacket>(scope, 'pktmux', 2, linkTx);
   const serve = new Channel<NetPacket>(scope, 'serve', { capacity: 2, latency: 1 });
   const rcfg = { ...cfg.rdma, node, vps, items: cfg.items ?? 4096 };
-  const tx = new RdmaTx(scope, 'tx', rcfg, readout.out, serve, ck.reqIn[SRC_TX]!, ck.respOut[SRC_TX]!, router.outs[SRC_TX]!, readMux.ins[1]!, readMux.outs[1]!, pktMux.ins[0]!, evMux.ins[0]!);
+  const collOut = new Channel<DispatchedDesc>(scope, 'collOut', { capacity: 2, latency: 1 });
+  const coll = new CollExpander(scope, 'coll', readout.out, collOut);
+  const tx = new RdmaTx(scope, 'tx', rcfg, collOut, serve, ck.reqIn[SRC_TX]!, ck.respOut[SRC_TX]!, router.outs[SRC_TX]!, readMux.ins[1]!, readMux.outs[1]!, pktMux.ins[0]!, evMux.ins[0]!);
   const rx = new RdmaRx(scope, 'rx', rcfg, linkRx, ck.reqIn[SRC_RX]!, ck.respOut[SRC_RX]!, router.outs[SRC_RX]!, dmaMux.ins[0]!, pktMux.ins[1]!, evMux.ins[1]!, serve);
   // refusals of the register file, HDQ and SDQ become INTQ entries on the offending VP (the SDQ takes the doorbells)
   new VpReporter(scope, 'reporter', regs.errOut, feErr, null, evMux.ins[2]!);
-  return { node, pcie, mem, regs, hdq, sdq, readout, readMux, queues, tx, rx };
+  return { node, pcie, mem, regs, hdq, sdq, readout, readMux, coll, queues, tx, rx };
 }

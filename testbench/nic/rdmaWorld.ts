@@ -5,6 +5,7 @@
  * announced by a doorbell store), settle, compare.
  */
 import { reg64 } from '../../experiments/nic/frontEnd.ts';
+import fc from 'fast-check';
 import { expect } from 'vitest';
 import { Simulator } from '../../rtl/kernel/index.ts';
 import { ItemWrite } from '../../rtl/nic/memcheck/types.ts';
@@ -157,7 +158,7 @@ export class RdmaWorld {
   private busy(): boolean {
     for (const n of [0, 1] as const) {
       const nic = this.pair.nics[n];
-      if (!nic.tx.idle || !nic.rx.idle) return true;
+      if (!nic.coll.idle || !nic.tx.idle || !nic.rx.idle) return true;
       for (let vp = 0; vp < VPS; vp++) if (nic.readout.dispatchedOf(vp) < this.posted[n][vp]!) return true;
     }
     return false;
@@ -210,4 +211,59 @@ export class RdmaWorld {
     }
     return false;
   }
+}
+
+/** item i of the standard test setup: VP i mod 4, key 1000 + i, five pages from 0x40 x (i + 1); items 12-15 physical */
+export function baseItem(i: number): ModelItem {
+  const physical = i >= 12;
+  const base = physical ? 0x20000 + i * 8 : 0x40 * (i + 1);
+  return { valid: true, key: 1000 + i, read: true, write: true, basePage: base, topPage: base + 4, vp: i % VPS, physical };
+}
+
+export function setup(w: RdmaWorld): void {
+  for (const n of [0, 1]) {
+    for (let i = 0; i < ITEMS; i++) {
+      const it = baseItem(i);
+      w.setItem(n, i, it);
+      w.fillItem(n, it, n * 100 + i);
+    }
+  }
+}
+
+/** fast-check model-based commands on a world: the golden model lives inside the world */
+export type WorldReal = { w: RdmaWorld };
+export type NoModel = Record<string, never>;
+
+/** A command posting the descriptor `post` makes of a value of `arb` (node, VP, bytes), then comparing with the model. */
+export function submitCommand<S>(label: string, arb: fc.Arbitrary<S>, post: (s: S) => [n: number, vp: number, bytes: Uint8Array]): fc.Arbitrary<fc.Command<NoModel, WorldReal>> {
+  return arb.map((s) => ({
+    check: () => true,
+    run: (_m: NoModel, r: WorldReal) => {
+      const [n, vp, bytes] = post(s);
+      r.w.submit(n, vp, bytes);
+      r.w.compare();
+    },
+    toString: () => `${label}(${JSON.stringify(s)})`,
+  }));
+}
+
+export type ItemChange = 'invalid' | 'readonly' | 'writeonly' | 'shrink' | 'rekey' | 'owner' | 'restore';
+
+/** A memory-checker update between operations: item i of node n changed from its standard setup (`baseItem`). */
+export function itemCommand(changes: ItemChange[]): fc.Arbitrary<fc.Command<NoModel, WorldReal>> {
+  return fc.record({ n: fc.integer({ min: 0, max: 1 }), i: fc.integer({ min: 0, max: ITEMS - 1 }), change: fc.constantFrom(...changes) }).map(({ n, i, change }) => ({
+    check: () => true,
+    run: (_m: NoModel, r: WorldReal) => {
+      const it = baseItem(i);
+      if (change === 'invalid') it.valid = false;
+      if (change === 'readonly') it.write = false;
+      if (change === 'writeonly') it.read = false;
+      if (change === 'shrink') it.topPage = it.basePage;
+      if (change === 'rekey') it.key = 7;
+      if (change === 'owner') it.vp = (it.vp + 1) % VPS;
+      r.w.setItem(n, i, it);
+      if (change === 'owner') r.w.fillItem(n, it, 50 + i);
+    },
+    toString: () => `item(${n}, ${i}, ${change})`,
+  }));
 }

@@ -1,0 +1,1 @@
+export { childPut, COLL_STATE_NAMES, CollExpander } from './collExpander.ts';
