@@ -113,6 +113,16 @@ export class Atc extends Component {
   private drainN = 0;
   private needIssue = 0;
   private stallStart = -1;
+  /**
+   * Stalled-lookup register: the head request whose lookup stalled (a miss no MSHR could take), and
+   * the value of `epoch` when it did. While no tag write and no MSHR state change has happened since
+   * (epoch unchanged), the lookup would stall again, so the stage holds the request without probing
+   * the tags or the MSHRs again; the cycle behaviour is the same as probing every cycle.
+   */
+  private stalledReq: AtcReq | null = null;
+  private stalledEpoch = -1;
+  /** counts tag writes and MSHR state changes (fill, release, refresh, preload) */
+  private epoch = 0;
 
   readonly stats: {
     lookups: Counter;
@@ -217,13 +227,13 @@ export class Atc extends Component {
     if (!Number.isInteger(page) || idx < 0 || idx >= this.tags.entries) throw new RangeError(`${this.path}: page ${page} is outside the buffer [${this.cfg.bufferBasePage}, ${this.cfg.bufferBasePage + this.tags.entries})`);
     if (!Number.isInteger(pfn) || pfn < 0 || pfn >= 2 ** (this.cfg.paBits - 12)) throw new RangeError(`${this.path}: frame ${pfn} out of range`);
     if (!Number.isInteger(asid) || asid < 0 || asid > ATC_MAX_ASID) throw new RangeError(`${this.path}: asid ${asid} out of range [0, ${ATC_MAX_ASID}]`);
-    this.tags.page[idx] = page;
-    this.tags.asid[idx] = asid;
-    this.tags.pfn[idx] = pfn;
-    this.tags.valid[idx] = valid ? 1 : 0;
+    this.tags.set(idx, page, asid, pfn, valid);
+    this.epoch++;
   }
 
   override reset(): void {
+    this.stalledReq = null;
+    this.epoch++;
     this.tags.reset();
     this.repl.reset();
     this.mshr.reset();
@@ -285,6 +295,7 @@ export class Atc extends Component {
     const owed = outUsed && this.drainN > 0 ? 1 : 0;
     if (owed !== this.drainTurn.q) this.drainTurn.d = owed;
     // 8. refresh step
+    if (rf.active) this.epoch++; // the refresh port may clear tags this cycle (after the lookup)
     if (rf.active && rf.step(t, this.monitor)) {
       this.refreshDone.d = (this.refreshDone.q + 1) >>> 0;
       this.stats.refreshCycles.inc(rf.total);
@@ -307,6 +318,7 @@ export class Atc extends Component {
 
   /** The lookup stage; false when the request cannot be accepted this cycle (MSHR stall). */
   private lookup(t: number, r: AtcReq): boolean {
+    if (r === this.stalledReq && this.epoch === this.stalledEpoch) return false;
     const va = r.va;
     const asid = r.asid;
     const s = this.stats;
@@ -351,14 +363,15 @@ export class Atc extends Component {
     const mshr = this.mshr;
     let m = mshr.findPending(page, asid);
     if (m >= 0) {
-      if (!mshr.merge(m, r)) return false;
+      if (!mshr.merge(m, r)) return this.stall(r);
       s.merged.inc();
     } else {
       m = mshr.alloc(page, asid, r);
-      if (m < 0) return false;
+      if (m < 0) return this.stall(r);
       this.needIssue++;
       s.misses.inc();
     }
+    this.stalledReq = null;
     this.req.pop();
     r.acceptCycle = t;
     r.status = -1;
@@ -367,8 +380,16 @@ export class Atc extends Component {
     return true;
   }
 
+  /** The head request stays in the lookup stage (MSHR stall); its probe is held until the next tag or MSHR change. */
+  private stall(r: AtcReq): false {
+    this.stalledReq = r;
+    this.stalledEpoch = this.epoch;
+    return false;
+  }
+
   /** Pop the head request into the hit pipeline with its result. */
   private accept(t: number, r: AtcReq, status: number, pfn: number, pa: number): void {
+    this.stalledReq = null;
     this.req.pop();
     r.acceptCycle = t;
     r.status = status;
@@ -385,10 +406,8 @@ export class Atc extends Component {
       this.stats.badPreloads.inc();
       return;
     }
-    this.tags.page[idx] = w.page;
-    this.tags.asid[idx] = asid;
-    this.tags.pfn[idx] = w.pfn;
-    this.tags.valid[idx] = w.valid ? 1 : 0;
+    this.tags.set(idx, w.page, asid, w.pfn, w.valid);
+    this.epoch++;
     w.result = 0;
     this.stats.preloads.inc();
   }
@@ -399,6 +418,7 @@ export class Atc extends Component {
     const valid = rest % 2;
     const pfn = (rest - valid) / 2;
     const mshr = this.mshr;
+    this.epoch++;
     if (mshr.state[m] !== MSHR_PENDING || mshr.needIssue[m] !== 0) throw new Error(`${this.path}: fill for MSHR ${m} which has no read in flight (cycle ${t})`);
     const page = mshr.page[m]!;
     const mon = this.monitor;
@@ -441,11 +461,7 @@ export class Atc extends Component {
         this.stats.evictions.inc();
       }
     }
-    const i = set * ways + w;
-    tags.page[i] = page;
-    tags.asid[i] = asid;
-    tags.pfn[i] = pfn;
-    tags.valid[i] = 1;
+    tags.set(set * ways + w, page, asid, pfn, true);
     this.repl.touch(set, w);
     const mon = this.monitor;
     if (mon !== null && mon.install) mon.install(t, page, pfn, w, evicted, asid, evictedAsid);
@@ -491,6 +507,7 @@ export class Atc extends Component {
     mshr.drainPos[m] = k + 1;
     if (k + 1 < mshr.nWait[m]!) return false;
     mshr.release(m);
+    this.epoch++;
     this.drainHead = this.drainHead + 1 === this.drainQ.length ? 0 : this.drainHead + 1;
     this.drainN--;
     return true;

@@ -108,14 +108,14 @@ export class RefreshEngine {
         const i = base + w;
         const p = tags.page[i]!;
         if (tags.valid[i] !== 0 && p >= lo && p <= hi && (vp < 0 || tags.asid[i] === vp)) {
-          tags.valid[i] = 0;
+          tags.invalidate(i);
           if (mon !== null && mon.invalidate) mon.invalidate(t, p, w, tags.asid[i]!);
         }
       }
     } else if (this.mode === REFRESH_BUFFER) {
       const idx = this.pos - this.cfg.bufferBasePage;
       if (idx >= 0 && idx < tags.entries && this.pos <= this.top && tags.valid[idx] !== 0 && tags.page[idx] === this.pos && (vp < 0 || tags.asid[idx] === vp)) {
-        tags.valid[idx] = 0;
+        tags.invalidate(idx);
         if (mon !== null && mon.invalidate) mon.invalidate(t, this.pos, idx, tags.asid[idx]!);
       }
     }
