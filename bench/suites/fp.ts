@@ -128,6 +128,7 @@ export const suite: BenchSuite = {
       makeCase(Fmt.BF16, 'add', RNE),
       makeCase(Fmt.BF16, 'mul', RNE),
       makeCase(Fmt.F64, 'add', RNE, true),
+      makeCase(Fmt.F64, 'mul', RNE, true),
       makeCase(Fmt.F64, 'add', RTZ),
       makeCase(Fmt.F64, 'mul', RTZ),
       makeCase(Fmt.F32, 'add', RTZ),

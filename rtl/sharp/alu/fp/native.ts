@@ -71,11 +71,12 @@ export const IW = R;
 
 /**
  * POW2[s << 11 | e] = the signed weight of a binary64 significand's last bit for sign s and
- * exponent field e: (-1)^s x 2^(max(e, 1) - 1075)
+ * exponent field e: (-1)^s x 2^(max(e, 1) - 1075); NaN for the all-ones exponent, so that an
+ * infinite or NaN operand widens to NaN, which sends the operation to the bit-level datapath.
  */
 const POW2 = ((): Float64Array => {
   const t = new Float64Array(4096);
-  for (let i = 0; i < 4096; i++) t[i] = (i >= 2048 ? -1 : 1) * 2 ** (Math.max(i & 0x7ff, 1) - 1075);
+  for (let i = 0; i < 4096; i++) t[i] = (i & 0x7ff) === 0x7ff ? NaN : (i >= 2048 ? -1 : 1) * 2 ** (Math.max(i & 0x7ff, 1) - 1075);
   return t;
 })();
 /**
@@ -112,17 +113,22 @@ function negative(k: number): number {
   return W[2 * k + 1]! >>> 31;
 }
 
+/** The binary64 result in D[0] and `flags` into out; returns the flags. */
+function put64(flags: number, out: Uint32Array): number {
+  out[0] = W[1]!;
+  out[1] = W[0]!;
+  out[2] = flags;
+  return flags;
+}
+
 /** binary64 a + b. */
 export function addF64(out: Uint32Array): number {
   let hi = R[0]!;
   let se = hi >>> 20; // sign and exponent field (the sign from the table: a branch on it mispredicts half the time)
-  let e = se & 0x7ff;
-  // an all-ones exponent (infinity or NaN) becomes NaN, which sends the operation to the datapath
-  const a = e === 0x7ff ? NaN : (((hi & 0xfffff) + (e !== 0 ? 0x100000 : 0)) * 4294967296 + (R[1]! >>> 0)) * POW2[se]!;
+  const a = (((hi & 0xfffff) + ((se & 0x7ff) !== 0 ? 0x100000 : 0)) * 4294967296 + (R[1]! >>> 0)) * POW2[se]!;
   hi = R[2]!;
   se = hi >>> 20;
-  e = se & 0x7ff;
-  const b = e === 0x7ff ? NaN : (((hi & 0xfffff) + (e !== 0 ? 0x100000 : 0)) * 4294967296 + (R[3]! >>> 0)) * POW2[se]!;
+  const b = (((hi & 0xfffff) + ((se & 0x7ff) !== 0 ? 0x100000 : 0)) * 4294967296 + (R[3]! >>> 0)) * POW2[se]!;
   const s = a + b;
   D[0] = s;
   let flags: number;
@@ -134,50 +140,42 @@ export function addF64(out: Uint32Array): number {
     D[1] = a - (s - bb) + (b - bb); // TwoSum: the exact error of s
     flags = nonzero(1);
   }
-  out[0] = W[1]!;
-  out[1] = W[0]!;
-  out[2] = flags;
-  return flags;
+  return put64(flags, out);
 }
 
 /** binary64 a * b. */
 export function mulF64(out: Uint32Array): number {
   let hi = R[0]!;
   let se = hi >>> 20;
-  let e = se & 0x7ff;
-  const ia = ((hi & 0xfffff) + (e !== 0 ? 0x100000 : 0)) * 4294967296 + (R[1]! >>> 0); // integer significand
-  const a = e === 0x7ff ? NaN : ia * POW2[se]!;
+  const ia = ((hi & 0xfffff) + ((se & 0x7ff) !== 0 ? 0x100000 : 0)) * 4294967296 + (R[1]! >>> 0); // integer significand
+  const a = ia * POW2[se]!;
   hi = R[2]!;
   se = hi >>> 20;
-  e = se & 0x7ff;
-  const ib = ((hi & 0xfffff) + (e !== 0 ? 0x100000 : 0)) * 4294967296 + (R[3]! >>> 0);
-  const b = e === 0x7ff ? NaN : ib * POW2[se]!;
+  const ib = ((hi & 0xfffff) + ((se & 0x7ff) !== 0 ? 0x100000 : 0)) * 4294967296 + (R[3]! >>> 0);
+  const b = ib * POW2[se]!;
   const p = a * b;
   D[0] = p;
-  const ep = (W[1]! >>> 20) & 0x7ff;
-  let flags: number;
-  if (ep - 2 >>> 0 >= 0x7fd) {
-    // exponent field 0, 1 or all ones: zero, below 2^-1021, infinite or NaN
-    if (p !== p) return -1;
-    if (p - p !== 0) flags = OX; // finite operands: overflow
-    else if (p !== 0) return -1; // tiny: subnormal rounding and tininess on the datapath
-    else flags = a !== 0 && b !== 0 ? UX : 0;
-  } else {
-    // Dekker's TwoProduct of the integer significands: exact error of their rounded product
-    let c = SPLIT * ia;
-    const ah = c - (c - ia);
-    const al = ia - ah;
-    c = SPLIT * ib;
-    const bh = c - (c - ib);
-    const bl = ib - bh;
-    const pm = ia * ib;
-    D[1] = ah * bh - pm + ah * bl + al * bh + al * bl;
-    flags = nonzero(1);
-  }
-  out[0] = W[1]!;
-  out[1] = W[0]!;
-  out[2] = flags;
-  return flags;
+  const hp = W[1]! & 0x7fffffff;
+  const ep = hp >>> 20;
+  let x = (hp & 0xfffff) | W[0]!; // p's fraction bits
+  // NaN, or tiny and not zero (below 2^-1021: subnormal rounding and tininess): the datapath
+  if (((ep === 0x7ff ? x : 0) | (ep < 2 ? hp | W[0]! : 0)) !== 0) return -1;
+  // Dekker's TwoProduct of the integer significands: exact error of their rounded product
+  let c = SPLIT * ia;
+  const ah = c - (c - ia);
+  const al = ia - ah;
+  c = SPLIT * ib;
+  const bh = c - (c - ib);
+  const bl = ib - bh;
+  D[1] = ah * bh - ia * ib + ah * bl + al * bh + al * bl;
+  // flags without a branch on the class of p (random operands overflow or underflow half the time):
+  // infinite (finite operands): overflow; zero with two nonzero operands: underflow; else the error
+  const inf = (ep + 1) >>> 11; // 1 when ep = 0x7ff
+  const zero = ((ep + 0x7ff) >>> 11) ^ 1; // 1 when ep = 0
+  x = (R[0]! & 0x7fffffff) | R[1]!;
+  let y = (R[2]! & 0x7fffffff) | R[3]!;
+  y = ((x | -x) & (y | -y)) >>> 31; // both operands nonzero
+  return put64(inf * OX + zero * y * UX + (1 - inf - zero) * nonzero(1), out);
 }
 
 /** binary32 result D[0] (finite), out of range (infinite) results are the caller's. */
