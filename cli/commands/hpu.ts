@@ -4,11 +4,12 @@
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bool, type CommandSpec, num, optStr, str } from '../args.ts';
+import { bool, type CommandSpec, num, optNum, optStr, str } from '../args.ts';
 import { InputError } from '../../rtl/kernel/errors.ts';
 import { fileSink } from '../../rtl/kernel/index.ts';
 import { parseElf, type ElfImage } from '../../models/hpu/elf.ts';
 import { type HpuRunResult, type PipelineRunResult, runFunctional, runPipeline } from '../../experiments/hpu/run.ts';
+import { HPU_CORE_DEFAULTS, HPU_ORGANISATIONS, type HpuOrganisation } from '../../rtl/hpu/core/coreBase.ts';
 import { traceWriter } from '../../experiments/hpu/trace.ts';
 import { signature } from '../../experiments/hpu/signature.ts';
 import { runQemuDiff } from '../../experiments/hpu/qemuDiff.ts';
@@ -82,14 +83,17 @@ ebreak 133, misaligned 135, access fault 139), or 124 when the budget ran out. T
 everything is one JSON object on stdout. --trace writes one line per retired instruction:
 '<pc> <insn> [x<rd>=<value>]' (8 hex digits each; docs/hpu.md). --signature writes memory from
 symbol begin_signature to end_signature, one 32-bit little-endian word per line in 8 lowercase hex
-digits. --model functional runs the instruction-set model instead (no cycles).`,
+digits. --organisation chooses the pipeline: five-stage (default) or ri5cy, PsPIN's RI5CY
+(CV32E40P) four stages with its instruction latencies (docs/hpu.md). --model functional runs the
+instruction-set model instead (no cycles).`,
     flags: [
       { name: 'elf', type: 'string', required: true, help: 'the program (ELF32, RV32IM, statically linked)' },
       { name: 'max-cycles', type: 'int', default: 100_000_000, min: 1, max: 2 ** 52, help: 'cycle budget (instructions for --model functional)' },
       { name: 'trace', type: 'string', output: true, help: 'write the retired-instruction trace to this file' },
       { name: 'signature', type: 'string', output: true, help: 'write the begin_signature..end_signature words to this file' },
-      { name: 'model', type: 'string', default: 'pipeline', choices: ['pipeline', 'functional'], help: 'the five-stage pipeline or the functional model' },
-      { name: 'div-latency', type: 'int', default: 32, min: 1, max: 64, help: 'cycles per division in the pipeline' },
+      { name: 'model', type: 'string', default: 'pipeline', choices: ['pipeline', 'functional'], help: 'the pipeline or the functional model' },
+      { name: 'organisation', type: 'string', default: HPU_CORE_DEFAULTS.organisation, choices: HPU_ORGANISATIONS, help: 'the pipeline organisation: five-stage, or ri5cy (PsPIN\'s RI5CY, four stages)' },
+      { name: 'div-latency', type: 'int', min: 1, max: 64, help: 'five-stage only: cycles per division (default 32); ri5cy\'s divider takes 3..35 cycles by the divisor' },
       { name: 'mem-bytes', type: 'int', default: 1 << 20, min: 4096, max: 1 << 30, help: 'local memory size from address 0 (multiple of 4)' },
       { name: 'clock-ghz', type: 'number', default: 1, min: 0.001, max: 100, help: 'core clock (for the time in the report)' },
     ],
@@ -103,12 +107,16 @@ digits. --model functional runs the instruction-set model instead (no cycles).`,
       const sink = tracePath === undefined ? null : fileSink(tracePath);
       const hook = sink === null ? undefined : traceWriter(sink);
       const functional = str(f, 'model') === 'functional';
+      const organisation = str(f, 'organisation') as HpuOrganisation;
+      const divFlag = optNum(f, 'div-latency');
+      if (divFlag !== undefined && organisation === 'ri5cy') throw new InputError('--div-latency applies to --organisation five-stage only (ri5cy\'s divider takes 3..35 cycles by the divisor)');
+      const divLatency = divFlag ?? HPU_CORE_DEFAULTS.divLatency;
       const clockHz = num(f, 'clock-ghz') * 1e9;
       let r: HpuRunResult;
       let p: PipelineRunResult | null = null;
       try {
         if (functional) r = runFunctional(image, { maxInstructions: num(f, 'max-cycles'), memBytes, ...(hook ? { onRetire: hook } : {}) });
-        else r = p = runPipeline(image, { maxCycles: num(f, 'max-cycles'), clockHz, params: { divLatency: num(f, 'div-latency'), memBytes }, ...(hook ? { onRetire: hook } : {}) });
+        else r = p = runPipeline(image, { maxCycles: num(f, 'max-cycles'), clockHz, params: { organisation, divLatency, memBytes }, ...(hook ? { onRetire: hook } : {}) });
       } finally {
         sink?.close();
       }
@@ -128,7 +136,8 @@ digits. --model functional runs the instruction-set model instead (no cycles).`,
               cpi: p.retired > 0 ? p.cycles / p.retired : null,
               time_us: p.cycles / clockHz * 1e6,
               clock_ghz: num(f, 'clock-ghz'),
-              div_latency: num(f, 'div-latency'),
+              organisation,
+              div_latency: organisation === 'ri5cy' ? null : divLatency,
               stall_cycles: p.stalls,
             }
           : {}),
@@ -140,12 +149,13 @@ digits. --model functional runs the instruction-set model instead (no cycles).`,
       }
       io.out(dec.decode(r.stdout));
       if (r.stderr.length > 0) io.err(dec.decode(r.stderr));
-      const lines = [`hpu run ${path} (${report.model}): ${r.status === 'exited' ? `exit ${r.exitCode}` : r.status === 'trapped' ? `trap at ${report.trap!.pc}: ${r.trap!.reason}` : `stopped after ${num(f, 'max-cycles')} ${functional ? 'instructions' : 'cycles'} (the --max-cycles cap; raise it to run longer)`}`];
+      const lines = [`hpu run ${path} (${functional ? 'functional' : `${organisation} pipeline`}): ${r.status === 'exited' ? `exit ${r.exitCode}` : r.status === 'trapped' ? `trap at ${report.trap!.pc}: ${r.trap!.reason}` : `stopped after ${num(f, 'max-cycles')} ${functional ? 'instructions' : 'cycles'} (the --max-cycles cap; raise it to run longer)`}`];
       lines.push(`  instructions retired ${r.retired}`);
       if (p) {
         lines.push(`  cycles               ${p.cycles} (${report.time_us!.toFixed(3)} us at ${num(f, 'clock-ghz')} GHz)`);
         lines.push(`  CPI                  ${p.retired > 0 ? (p.cycles / p.retired).toFixed(3) : '-'}`);
-        lines.push(`  stall cycles         load-use ${p.stalls.load_use}, branch/jump ${p.stalls.branch}, divider ${p.stalls.divider}, memory ${p.stalls.memory}, ecall ${p.stalls.ecall}`);
+        const s = p.stalls;
+        lines.push(`  stall cycles         load-use ${s.load_use}, jalr register ${s.jump_register}, branch/jump ${s.branch}, divider ${s.divider}, multiplier ${s.multiplier}, memory ${s.memory}, ecall ${s.ecall}`);
       }
       io.err(lines.join('\n') + '\n');
       return code;
@@ -159,9 +169,9 @@ Generates --programs random programs from --seed (fast-check): random constants 
 arithmetic (RV32I and M), loads and stores into a 1.5 KiB data region, forward branches, jal/jalr
 over a few instructions and loops with bounded trip counts; each program finally stores x1..x31,
 writes the data region and the register dump to stdout and exits 0. Every program runs on
-qemu-riscv32 (Debian qemu-user), on the functional model and on the pipeline; qemu's output (its
-final memory and registers) must equal both models', and the pipeline's retired-instruction trace
-the functional model's. Exits 1 on any mismatch, 2 when qemu-riscv32 is missing.`,
+qemu-riscv32 (Debian qemu-user), on the functional model and on both pipeline organisations
+(five-stage, ri5cy); qemu's output (its final memory and registers) must equal every model's, and
+each pipeline's retired-instruction trace the functional model's. Exits 1 on any mismatch, 2 when qemu-riscv32 is missing.`,
     flags: [
       { name: 'programs', type: 'int', default: 200, min: 1, max: 1_000_000, help: 'programs to generate and compare' },
       { name: 'seed', type: 'int', default: 1, min: 0, max: 0x7fffffff, help: 'fast-check seed' },
@@ -178,8 +188,8 @@ the functional model's. Exits 1 on any mismatch, 2 when qemu-riscv32 is missing.
         return ok ? 0 : 1;
       }
       io.out(`QEMU differential (${r.qemu}), seed ${num(f, 'seed')}\n`);
-      io.out(`  programs compared      ${r.programs}\n  instructions compared  ${r.instructions} (per model)\n  pipeline cycles        ${r.pipeline_cycles}\n  mismatches             ${r.mismatches}\n`);
-      io.out(ok ? 'PASS: qemu-riscv32, the functional model and the pipeline agree on every program\n' : `FAIL: ${r.first_problem}\n`);
+      io.out(`  programs compared      ${r.programs}\n  instructions compared  ${r.instructions} (per model)\n  pipeline cycles        ${r.pipeline_cycles} (five-stage), ${r.ri5cy_cycles} (ri5cy)\n  mismatches             ${r.mismatches}\n`);
+      io.out(ok ? 'PASS: qemu-riscv32, the functional model and both pipeline organisations agree on every program\n' : `FAIL: ${r.first_problem}\n`);
       return ok ? 0 : 1;
     },
   },

@@ -4,7 +4,8 @@
  * CLI, the tests and the benchmarks.
  */
 import { Simulator, SimulationLimitError } from '../../rtl/kernel/index.ts';
-import { HpuCore, type HpuCoreParams, type HpuProgram, type RetireHook } from '../../rtl/hpu/core/core.ts';
+import type { HpuCoreBase, HpuCoreParams, HpuProgram, RetireHook } from '../../rtl/hpu/core/coreBase.ts';
+import { createHpuCore } from '../../rtl/hpu/core/create.ts';
 import { PF_W, type ElfImage } from '../../models/hpu/elf.ts';
 import { ISS_EXITED, ISS_TRAPPED, Rv32Iss } from '../../models/hpu/iss.ts';
 
@@ -31,7 +32,10 @@ export interface HpuRunResult {
 
 export interface PipelineRunResult extends HpuRunResult {
   cycles: number;
-  stalls: { load_use: number; branch: number; divider: number; memory: number; ecall: number };
+  /** stall cycles by cause (multiplier and jump_register: ri5cy only); cycles = retired + fill + their sum */
+  stalls: { load_use: number; jump_register: number; branch: number; divider: number; multiplier: number; memory: number; ecall: number };
+  /** cycles before the first retirement: 4 (five-stage), 3 (ri5cy) */
+  fill: number;
 }
 
 /** The ELF's loadable segments as the core's memory image. */
@@ -58,9 +62,9 @@ export function runFunctional(image: ElfImage, opts: { maxInstructions: number; 
   };
 }
 
-export function buildPipeline(image: ElfImage, params: Partial<HpuCoreParams> = {}, clockHz = 1e9): { sim: Simulator; core: HpuCore } {
+export function buildPipeline(image: ElfImage, params: Partial<HpuCoreParams> = {}, clockHz = 1e9): { sim: Simulator; core: HpuCoreBase } {
   const sim = new Simulator({ freqHz: clockHz });
-  const core = new HpuCore(sim, 'hpu', programOf(image), params);
+  const core = createHpuCore(sim, 'hpu', programOf(image), params);
   return { sim, core };
 }
 
@@ -82,6 +86,7 @@ export function runPipeline(image: ElfImage, opts: { maxCycles: number; params?:
     regs: Int32Array.from(core.rf),
     memory: core.mem.bytes,
     cycles: core.halted ? core.haltCycle : sim.cycle,
-    stalls: { load_use: core.stallLoadUse, branch: core.stallBranch, divider: core.stallDiv, memory: core.stallMem, ecall: core.stallEcall },
+    stalls: { load_use: core.stallLoadUse, jump_register: core.stallJr, branch: core.stallBranch, divider: core.stallDiv, multiplier: core.stallMul, memory: core.stallMem, ecall: core.stallEcall },
+    fill: core.fillCycles,
   };
 }

@@ -41,11 +41,11 @@ describe('hpu run', () => {
     const r = await cli('hpu', 'run', hello());
     expect(r.code).toBe(5);
     expect(r.out).toBe('hi HPU\n');
-    expect(r.err).toMatch(/\(pipeline\): exit 5\n/);
+    expect(r.err).toMatch(/\(five-stage pipeline\): exit 5\n/);
     expect(r.err).toMatch(/instructions retired 19\n/);
     expect(r.err).toMatch(/cycles +\d+ \(/);
     expect(r.err).toMatch(/CPI +1\.\d{3}\n/);
-    expect(r.err).toMatch(/stall cycles +load-use 0, branch\/jump 0, divider 0, memory 0, ecall 4\n/);
+    expect(r.err).toMatch(/stall cycles +load-use 0, jalr register 0, branch\/jump 0, divider 0, multiplier 0, memory 0, ecall 4\n/);
   });
 
   it('--json: one object with the report and the output; trace files of both models are identical; signature words', async () => {
@@ -58,7 +58,14 @@ describe('hpu run', () => {
     const j = JSON.parse(r.out) as Record<string, unknown>;
     expect(j).toMatchObject({ status: 'exited', exit_code: 5, instructions: 19, stdout: 'hi HPU\n', stderr: '', trap: null, model: 'pipeline' });
     expect(j.cycles).toBe((j.instructions as number) + 4 + 4);
-    expect(Object.keys(j.stall_cycles as object)).toEqual(['load_use', 'branch', 'divider', 'memory', 'ecall']);
+    expect(Object.keys(j.stall_cycles as object)).toEqual(['load_use', 'jump_register', 'branch', 'divider', 'multiplier', 'memory', 'ecall']);
+    expect(j).toMatchObject({ organisation: 'five-stage', div_latency: 32 });
+    // ri5cy: four stages (fill 3), the ecall waits 1 cycle for EX; the same trace
+    const tr = join(dir, 'r.trace');
+    const ri = JSON.parse((await cli('hpu', 'run', elf, '--json', '--organisation', 'ri5cy', '--trace', tr)).out) as Record<string, unknown>;
+    expect(ri).toMatchObject({ organisation: 'ri5cy', div_latency: null, instructions: 19, exit_code: 5 });
+    expect(ri.cycles).toBe(19 + 3 + 2);
+    expect(readFileSync(tr, 'utf8')).toBe(readFileSync(tp, 'utf8'));
     const f = await cli('hpu', 'run', elf, '--model', 'functional', '--trace', tf, '--json');
     expect(JSON.parse(f.out)).toMatchObject({ model: 'functional', instructions: 19, exit_code: 5 });
     const trace = readFileSync(tp, 'utf8');
@@ -101,6 +108,12 @@ describe('hpu run', () => {
     expect(badOut.code).toBe(2);
     expect(badOut.err).toMatch(/--trace .*is a directory/);
     expect((await cli('hpu', 'run', hello(), '--div-latency', '0')).code).toBe(2);
+    const org = await cli('hpu', 'run', hello(), '--organisation', 'ri6cy');
+    expect(org.code).toBe(2);
+    expect(org.err).toMatch(/--organisation/);
+    const div = await cli('hpu', 'run', hello(), '--organisation', 'ri5cy', '--div-latency', '8');
+    expect(div.code).toBe(2);
+    expect(div.err).toMatch(/--div-latency applies to --organisation five-stage only/);
     expect((await cli('hpu', 'qemu-diff', '--qemu', join(dir, 'no-qemu'))).err).toMatch(/not found or not runnable/);
   });
 });

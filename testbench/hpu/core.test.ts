@@ -1,13 +1,14 @@
 /**
- * The pipeline's cycle behaviour (forwarding, load-use stall, branch/jump penalty, divider latency,
- * ecall serialisation, the stall input) and its traps and system calls, each checked against the
- * functional model's trace, registers, memory and trap.
+ * The five-stage pipeline's cycle behaviour (forwarding, load-use stall, branch/jump penalty,
+ * divider latency, ecall serialisation), and on both organisations the stall input, the traps and
+ * the system calls, each checked against the functional model's trace, registers, memory and trap
+ * (the ri5cy organisation's timing: testbench/hpu/ri5cy.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { Component, NEVER } from '../../rtl/kernel/index.ts';
 import { auipc, branch, ECALL, jal, jalr, li, load, lui, opI, opR, store } from '../../experiments/hpu/encode.ts';
 import { buildPipeline } from '../../experiments/hpu/run.ts';
-import type { HpuCore } from '../../rtl/hpu/core/core.ts';
+import { HPU_ORGANISATIONS, type HpuCoreBase } from '../../rtl/hpu/core/coreBase.ts';
 import { CODE, DATA, exitWith, program, runBoth } from './programs.ts';
 
 const NOP = opI('addi', 0, 0, 0);
@@ -75,34 +76,38 @@ describe('HPU pipeline timing', () => {
     const p = timed([]);
     expect(p.stalls.ecall).toBe(2);
   });
+});
 
-  it('the stall input holds an access to the external range, nothing else; the trace is unchanged', () => {
-    const words = [...base, opI('addi', 5, 0, 9), store('sw', 5, 31, 0), load('lw', 6, 31, 0), opR('add', 7, 6, 6), ...exitWith(0)];
-    const run = (stallUntil: number, ext: boolean): { core: HpuCore; trace: number[] } => {
-      const { sim, core } = buildPipeline(program(words), ext ? { extBase: DATA, extLimit: DATA + 4096 } : {});
-      const trace: number[] = [];
-      core.onRetire = (pc, insn, rd, v) => trace.push(pc, insn, rd, v);
-      class Driver extends Component {
-        tick(t: number): number {
-          core.stallIn.d = t < stallUntil ? 1 : 0;
-          return t < stallUntil ? t + 1 : NEVER;
+describe('HPU pipeline stall input (both organisations)', () => {
+  for (const organisation of HPU_ORGANISATIONS) {
+    it(`${organisation}: the stall input holds an access to the external range, nothing else; the trace is unchanged`, () => {
+      const words = [...base, opI('addi', 5, 0, 9), store('sw', 5, 31, 0), load('lw', 6, 31, 0), opR('add', 7, 6, 6), ...exitWith(0)];
+      const run = (stallUntil: number, ext: boolean): { core: HpuCoreBase; trace: number[] } => {
+        const { sim, core } = buildPipeline(program(words), ext ? { organisation, extBase: DATA, extLimit: DATA + 4096 } : { organisation });
+        const trace: number[] = [];
+        core.onRetire = (pc, insn, rd, v) => trace.push(pc, insn, rd, v);
+        class Driver extends Component {
+          tick(t: number): number {
+            core.stallIn.d = t < stallUntil ? 1 : 0;
+            return t < stallUntil ? t + 1 : NEVER;
+          }
         }
-      }
-      new Driver(sim, 'driver');
-      sim.runUntil(() => core.halted, 10_000);
-      return { core, trace };
-    };
-    const free = run(0, true);
-    const held = run(40, true);
-    const local = run(40, false);
-    expect(held.trace).toEqual(free.trace);
-    expect(local.trace).toEqual(free.trace);
-    expect(held.core.stallMem).toBeGreaterThan(0);
-    expect(held.core.haltCycle - free.core.haltCycle).toBe(held.core.stallMem);
-    expect(local.core.stallMem).toBe(0);
-    expect(local.core.haltCycle).toBe(free.core.haltCycle);
-    expect(held.core.rf[7]).toBe(18);
-  });
+        new Driver(sim, 'driver');
+        sim.runUntil(() => core.halted, 10_000);
+        return { core, trace };
+      };
+      const free = run(0, true);
+      const held = run(40, true);
+      const local = run(40, false);
+      expect(held.trace).toEqual(free.trace);
+      expect(local.trace).toEqual(free.trace);
+      expect(held.core.stallMem).toBeGreaterThan(0);
+      expect(held.core.haltCycle - free.core.haltCycle).toBe(held.core.stallMem);
+      expect(local.core.stallMem).toBe(0);
+      expect(local.core.haltCycle).toBe(free.core.haltCycle);
+      expect(held.core.rf[7]).toBe(18);
+    });
+  }
 });
 
 describe('HPU traps and system calls (both models)', () => {
@@ -121,46 +126,52 @@ describe('HPU traps and system calls (both models)', () => {
     ['jalr to a misaligned target', [...li(5, CODE + 2), jalr(1, 5, 0)], 0, CODE + 2],
     ['a jump out of memory faults at fetch', [...li(5, 0x200000), jalr(0, 5, 0)], 1, 0x200000],
   ];
-  for (const [what, words, cause, tval] of trapCases) {
-    it(`${what}: trap cause ${cause} at the same pc, nothing younger takes effect`, () => {
-      // the instruction after the faulting one would store 0x5a to DATA+64
-      const img = program([...base, ...li(9, 0x5a), ...words, store('sw', 9, 31, 64), ...exitWith(0)]);
-      const r = runBoth(img);
+  for (const organisation of HPU_ORGANISATIONS) {
+    for (const [what, words, cause, tval] of trapCases) {
+      it(`${organisation}: ${what}: trap cause ${cause} at the same pc, nothing younger takes effect`, () => {
+        // the instruction after the faulting one would store 0x5a to DATA+64
+        const img = program([...base, ...li(9, 0x5a), ...words, store('sw', 9, 31, 64), ...exitWith(0)]);
+        const r = runBoth(img, { organisation });
+        expect(r.mismatch).toBe(-1);
+        expect(r.f.status).toBe('trapped');
+        expect(r.p.status).toBe('trapped');
+        expect(r.p.trap!.pc).toBe(r.f.trap!.pc);
+        expect(r.p.trap!.cause).toBe(cause);
+        expect(r.f.trap!.cause).toBe(cause);
+        expect(r.p.trap!.tval).toBe(r.f.trap!.tval);
+        if (tval !== undefined) expect(r.p.trap!.tval).toBe(tval);
+        expect(r.p.trap!.reason.length).toBeGreaterThan(5);
+        expect(r.p.retired).toBe(r.f.retired);
+        expect(Array.from(r.p.regs)).toEqual(Array.from(r.f.regs));
+        expect(new DataView(r.p.memory.buffer).getUint32(DATA + 64, true)).toBe(0);
+      });
+    }
+  }
+
+  for (const organisation of HPU_ORGANISATIONS) {
+    it(`${organisation}: write(1) and write(2) copy the buffer to stdout and stderr and return the length; bad fd, bad buffer and unknown calls return -errno`, () => {
+      const data = new Uint8Array(4096);
+      data.set(new TextEncoder().encode('hello, HPU\n'));
+      const sys = (nr: number, a0: number, a1: number, a2: number, save: number): number[] => [...li(17, nr), ...li(10, a0), ...li(11, a1), ...li(12, a2), ECALL, store('sw', 10, 31, save)];
+      const img = program([...base, ...sys(64, 1, DATA, 11, 100), ...sys(64, 2, DATA + 7, 4, 104), ...sys(64, 3, DATA, 1, 108), ...sys(64, 1, 0xfffff000, 16, 112), ...sys(1234, 0, 0, 0, 116), ...exitWith(3)], data);
+      const r = runBoth(img, { organisation });
       expect(r.mismatch).toBe(-1);
-      expect(r.f.status).toBe('trapped');
-      expect(r.p.status).toBe('trapped');
-      expect(r.p.trap!.pc).toBe(r.f.trap!.pc);
-      expect(r.p.trap!.cause).toBe(cause);
-      expect(r.f.trap!.cause).toBe(cause);
-      expect(r.p.trap!.tval).toBe(r.f.trap!.tval);
-      if (tval !== undefined) expect(r.p.trap!.tval).toBe(tval);
-      expect(r.p.trap!.reason.length).toBeGreaterThan(5);
-      expect(r.p.retired).toBe(r.f.retired);
-      expect(Array.from(r.p.regs)).toEqual(Array.from(r.f.regs));
-      expect(new DataView(r.p.memory.buffer).getUint32(DATA + 64, true)).toBe(0);
+      for (const m of [r.f, r.p]) {
+        expect(new TextDecoder().decode(m.stdout)).toBe('hello, HPU\n');
+        expect(new TextDecoder().decode(m.stderr)).toBe('HPU\n');
+        const dv = new DataView(m.memory.buffer);
+        expect([100, 104, 108, 112, 116].map((o) => dv.getInt32(DATA + o, true))).toEqual([11, 4, -9, -14, -38]);
+        expect(m.status).toBe('exited');
+        expect(m.exitCode).toBe(3);
+      }
     });
   }
 
-  it('write(1) and write(2) copy the buffer to stdout and stderr and return the length; bad fd, bad buffer and unknown calls return -errno', () => {
-    const data = new Uint8Array(4096);
-    data.set(new TextEncoder().encode('hello, HPU\n'));
-    const sys = (nr: number, a0: number, a1: number, a2: number, save: number): number[] => [...li(17, nr), ...li(10, a0), ...li(11, a1), ...li(12, a2), ECALL, store('sw', 10, 31, save)];
-    const img = program([...base, ...sys(64, 1, DATA, 11, 100), ...sys(64, 2, DATA + 7, 4, 104), ...sys(64, 3, DATA, 1, 108), ...sys(64, 1, 0xfffff000, 16, 112), ...sys(1234, 0, 0, 0, 116), ...exitWith(3)], data);
-    const r = runBoth(img);
-    expect(r.mismatch).toBe(-1);
-    for (const m of [r.f, r.p]) {
-      expect(new TextDecoder().decode(m.stdout)).toBe('hello, HPU\n');
-      expect(new TextDecoder().decode(m.stderr)).toBe('HPU\n');
-      const dv = new DataView(m.memory.buffer);
-      expect([100, 104, 108, 112, 116].map((o) => dv.getInt32(DATA + o, true))).toEqual([11, 4, -9, -14, -38]);
-      expect(m.status).toBe('exited');
-      expect(m.exitCode).toBe(3);
-    }
-  });
-
-  it('a program that never exits stops at the budget on both models', () => {
-    const r = runBoth(program([jal(0, 0)]), {}, 1000);
-    expect(r.f.status).toBe('limit');
-    expect(r.p.status).toBe('limit');
-  });
+  for (const organisation of HPU_ORGANISATIONS) {
+    it(`${organisation}: a program that never exits stops at the budget on both models`, () => {
+      const r = runBoth(program([jal(0, 0)]), { organisation }, 1000);
+      expect(r.f.status).toBe('limit');
+      expect(r.p.status).toBe('limit');
+    });
+  }
 });

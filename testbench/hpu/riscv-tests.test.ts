@@ -1,7 +1,8 @@
 /**
  * The riscv-tests rv32ui/rv32um programs (vectors/riscv-tests): each must exit 0 on the functional
- * model and on the pipeline, retire exactly the instructions qemu-riscv32 executed (manifest), and
- * the pipeline's retired-instruction trace must equal the functional model's entry by entry.
+ * model and on the pipeline in both organisations (five-stage, ri5cy), retire exactly the
+ * instructions qemu-riscv32 executed (manifest), and each pipeline's retired-instruction trace must
+ * equal the functional model's entry by entry, with cycles = retired + fill + the counted stalls.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseElf } from '../../models/hpu/elf.ts';
 import { runFunctional, runPipeline } from '../../experiments/hpu/run.ts';
+import { HPU_ORGANISATIONS, type HpuOrganisation } from '../../rtl/hpu/core/coreBase.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DIR = join(ROOT, 'vectors', 'riscv-tests');
@@ -30,12 +32,12 @@ const rows: Row[] = readFileSync(join(DIR, 'manifest.tsv'), 'utf8')
   });
 
 /** Runs both models with trace capture; returns the first trace mismatch (or -1). */
-function bothModels(file: string): { f: ReturnType<typeof runFunctional>; p: ReturnType<typeof runPipeline>; mismatch: number } {
+function bothModels(file: string, organisation: HpuOrganisation): { f: ReturnType<typeof runFunctional>; p: ReturnType<typeof runPipeline>; mismatch: number } {
   const img = parseElf(readFileSync(file), file);
   const ta: number[] = [];
   const tb: number[] = [];
   const f = runFunctional(img, { maxInstructions: 100_000, onRetire: (pc, insn, rd, v) => ta.push(pc, insn, rd, v) });
-  const p = runPipeline(img, { maxCycles: 1_000_000, onRetire: (pc, insn, rd, v) => tb.push(pc, insn, rd, v) });
+  const p = runPipeline(img, { maxCycles: 1_000_000, params: { organisation }, onRetire: (pc, insn, rd, v) => tb.push(pc, insn, rd, v) });
   let mismatch = ta.length === tb.length ? -1 : Math.min(ta.length, tb.length) >> 2;
   for (let i = 0; i < Math.min(ta.length, tb.length); i++) {
     if (ta[i] !== tb[i]) {
@@ -62,16 +64,19 @@ describe('riscv-tests copy', () => {
 });
 
 describe('riscv-tests on both models', () => {
-  for (const r of rows) {
-    it(`${r.name}: exit 0 on both, qemu's instruction count, identical traces`, () => {
-      const { f, p, mismatch } = bothModels(join(DIR, `${r.name}.elf`));
-      expect([f.status, f.exitCode]).toEqual(['exited', 0]);
-      expect([p.status, p.exitCode]).toEqual(['exited', 0]);
-      expect(f.retired).toBe(r.qemuInstructions);
-      expect(p.retired).toBe(r.qemuInstructions);
-      expect(mismatch).toBe(-1);
-      expect(p.cycles).toBeGreaterThanOrEqual(p.retired);
-      expect(Array.from(p.regs)).toEqual(Array.from(f.regs));
-    });
-  }
+  for (const organisation of HPU_ORGANISATIONS)
+    for (const r of rows) {
+      it(`${r.name} (${organisation}): exit 0 on both, qemu's instruction count, identical traces`, () => {
+        const { f, p, mismatch } = bothModels(join(DIR, `${r.name}.elf`), organisation);
+        expect([f.status, f.exitCode]).toEqual(['exited', 0]);
+        expect([p.status, p.exitCode]).toEqual(['exited', 0]);
+        expect(f.retired).toBe(r.qemuInstructions);
+        expect(p.retired).toBe(r.qemuInstructions);
+        expect(mismatch).toBe(-1);
+        const s = p.stalls;
+        expect(p.fill).toBe(organisation === 'ri5cy' ? 3 : 4);
+        expect(p.cycles).toBe(p.retired + p.fill + s.load_use + s.jump_register + s.branch + s.divider + s.multiplier + s.memory + s.ecall);
+        expect(Array.from(p.regs)).toEqual(Array.from(f.regs));
+      });
+    }
 });

@@ -9,7 +9,8 @@
  * scheduler. States: IDLE, RUNNING, WAIT_SERVICE (an ecall in flight), DONE (report pending).
  */
 import { Channel, Component, NEVER, type Scope } from '../../kernel/index.ts';
-import { HpuCore, SYSCALL_RETRY } from '../core/core.ts';
+import { type HpuCoreBase, SYSCALL_RETRY } from '../core/coreBase.ts';
+import { createHpuCore } from '../core/create.ts';
 import type { HpuMemory } from '../core/memory.ts';
 import type { TransferRequest } from './loggpEngine.ts';
 import { ARGS_BYTES, ARGS_OFFSET, L1_BASE, L1_BYTES, L2_HANDLER_BASE, STACKS_OFFSET, type SpinParams } from './params.ts';
@@ -43,7 +44,7 @@ const A_DROPPED = 13;
 const A_FLOW = 14;
 
 export class SpinHpu extends Component {
-  readonly core: HpuCore;
+  readonly core: HpuCoreBase;
   private state = HPU_IDLE;
   private task: SpinTask | null = null;
   private startCycle = 0;
@@ -86,7 +87,7 @@ export class SpinHpu extends Component {
     dmaResp.bindConsumer(this);
     putResp.bindConsumer(this);
     done.bindProducer(this);
-    this.core = new HpuCore(this, 'core', { entry: 0, segments: [] }, { memBytes: memory.size, divLatency: params.divLatency }, memory);
+    this.core = createHpuCore(this, 'core', { entry: 0, segments: [] }, { organisation: params.organisation, memBytes: memory.size, divLatency: params.divLatency }, memory);
     this.core.halted = true; // idle until the first task
     this.core.syscallHook = (rf) => this.service(rf);
     this.core.accessCheck = (addr, size) => this.allowed(addr, size);

@@ -2,6 +2,8 @@
  * Parameters of the sPIN runtime (rtl/hpu/spin) with their defaults (PsPIN's organisation and
  * the seed's LogGP figures; docs/hpu.md, "Runtime"), and the memory map the HPUs see.
  */
+import { HPU_ORGANISATIONS, type HpuOrganisation } from '../core/coreBase.ts';
+
 export interface SpinParams {
   /** clusters of HPUs (default 4, PsPIN) */
   clusters: number;
@@ -42,7 +44,9 @@ export interface SpinParams {
   handlerBudget: number;
   /** packets the inbound queue (L2 packet buffer) holds before the link is paused (default 1024) */
   inboundPackets: number;
-  /** cycles of a division in the HPU pipelines (default 32) */
+  /** the HPU pipelines' organisation (default 'five-stage'; PsPIN's cores are 'ri5cy') */
+  organisation: HpuOrganisation;
+  /** five-stage HPUs: cycles of a division (default 32; ri5cy's divider takes 3..35 by operand) */
   divLatency: number;
 }
 
@@ -67,6 +71,7 @@ export const SPIN_DEFAULTS: SpinParams = {
   hostBytes: 16 << 20,
   handlerBudget: 100_000,
   inboundPackets: 1024,
+  organisation: 'five-stage',
   divLatency: 32,
 };
 
@@ -88,10 +93,11 @@ export const STACKS_OFFSET = 0x0008_0000;
 
 /** Checks a parameter set; returns the problem, or null. */
 export function spinParamsProblem(p: SpinParams): string | null {
-  const ints: (keyof SpinParams)[] = ['clusters', 'hpusPerCluster', 'bufferedSlots', 'messageSlots', 'l1CopyBytesPerCycle', 'maxPacketBytes', 'hpuMemBytes', 'stackBytes', 'hostBytes', 'handlerBudget', 'inboundPackets', 'divLatency'];
+  const ints = ['clusters', 'hpusPerCluster', 'bufferedSlots', 'messageSlots', 'l1CopyBytesPerCycle', 'maxPacketBytes', 'hpuMemBytes', 'stackBytes', 'hostBytes', 'handlerBudget', 'inboundPackets', 'divLatency'] as const;
   for (const k of ints) if (!Number.isInteger(p[k]) || p[k] < 1) return `${k} = ${p[k]}: expected a positive integer`;
   for (const k of ['freqHz', 'linkPsPerBit', 'dmaPsPerBit', 'putPsPerBit'] as const) if (!(p[k] > 0) || !Number.isFinite(p[k])) return `${k} = ${p[k]}: expected a positive number`;
   for (const k of ['linkGapNs', 'matchNs', 'camNs', 'dmaLatencyNs', 'putGapNs'] as const) if (!(p[k] >= 0) || !Number.isFinite(p[k])) return `${k} = ${p[k]}: expected a number >= 0`;
+  if (!HPU_ORGANISATIONS.includes(p.organisation)) return `organisation = ${String(p.organisation)}: expected one of ${HPU_ORGANISATIONS.join(', ')}`;
   if (p.clusters > MAX_CLUSTERS) return `clusters = ${p.clusters}: at most ${MAX_CLUSTERS}`;
   if (p.maxPacketBytes % 4 !== 0 || p.stackBytes % 16 !== 0 || p.hpuMemBytes % 4 !== 0) return 'maxPacketBytes, hpuMemBytes must be multiples of 4 and stackBytes of 16';
   if ((p.bufferedSlots + p.hpusPerCluster) * p.maxPacketBytes > ARGS_OFFSET) return `${p.bufferedSlots + p.hpusPerCluster} packet slots of ${p.maxPacketBytes} bytes do not fit in ${ARGS_OFFSET} bytes of L1`;
