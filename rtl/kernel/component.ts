@@ -45,35 +45,60 @@ export interface ComponentInfo {
   traced: boolean;
   sigs: Signal[] | null;
   /**
-   * channels this component consumes (bindConsumer) and produces (bindProducer), checked when it
-   * goes to sleep. Each bind replaces the array by one a slot longer (see bindTo): an array grown by
-   * push keeps 17 slots for one entry, 300 bytes per component of a large design.
+   * The first channel this component consumes (bindConsumer) and produces (bindProducer), checked
+   * when it goes to sleep; the others follow through the channels' own `_nextIn` / `_nextOut`
+   * links (an intrusive list: no array per component, whose header and elements took 112 bytes
+   * per component of a large design).
    */
-  inputs: readonly InputChannel[];
-  outputs: readonly OutputChannel[];
+  firstIn: ChannelLinks | null;
+  firstOut: ChannelLinks | null;
   /** FIFOs built so far without a name (they are named fifo0, fifo1, ...) */
   fifos: number;
+  /** names used in this component's scope: its channels, FIFOs and child components (checked for duplicates; null while none) */
+  names: QueueNames | null;
 }
 
-const NO_CHANNELS: readonly never[] = Object.freeze([]);
+/** @internal the names used in a scope: a short list, a set once it grows */
+export type QueueNames = string[] | Set<string>;
 
-/** @internal `list` with `x` appended, as an array of exactly that length */
-export function appended<T>(list: readonly T[], x: T): readonly T[] {
-  // (a spread or a push would leave spare slots: 150 bytes more for a one-entry list)
-  const out = new Array<T>(list.length + 1);
-  for (let i = 0; i < list.length; i++) out[i] = list[i]!;
-  out[list.length] = x;
+/**
+ * @internal `names` with `name` added (a list is replaced by one exactly a name longer: a list grown by push
+ * keeps 17 slots, 150 bytes more per component), or null if it was there already
+ */
+export function withQueueName(names: QueueNames | null, name: string): QueueNames | null {
+  if (names === null) return [name];
+  if (names instanceof Set) {
+    if (names.has(name)) return null;
+    names.add(name);
+    return names;
+  }
+  if (names.includes(name)) return null;
+  if (names.length >= QUEUE_NAMES_LIST) return new Set(names).add(name);
+  const out = new Array<string>(names.length + 1);
+  for (let i = 0; i < names.length; i++) out[i] = names[i]!;
+  out[names.length] = name;
   return out;
 }
 
-/** @internal what the simulator needs of an input channel when its consumer goes to sleep */
-export interface InputChannel {
-  _nextReady(t: number): number;
-  _subscribe(c: Component): void;
+/** @internal whether a scope is a component (else the simulator or a plain scope object) */
+export function isComponent(s: Scope): s is Component {
+  return s instanceof Component;
 }
 
-/** @internal what the simulator needs of an output channel when its producer goes to sleep */
-export interface OutputChannel {
+/** a scope's queue names move from a list to a set beyond this many */
+export const QUEUE_NAMES_LIST = 16;
+
+/** @internal what the simulator needs of a component's channels when the component goes to sleep */
+export interface ChannelLinks {
+  /** the next input channel of the same consumer (bind order) */
+  readonly _nextIn: ChannelLinks | null;
+  /** the next output channel of the same producer (bind order) */
+  readonly _nextOut: ChannelLinks | null;
+  /** the first cycle after t at which a held entry becomes poppable (NEVER if none) */
+  _nextReady(t: number): number;
+  /** the consumer went to sleep: the next push wakes it */
+  _subscribe(c: Component): void;
+  /** the producer went to sleep in cycle t */
   _subscribeProducer(c: Component, t: number): void;
 }
 
@@ -92,8 +117,8 @@ export abstract class Component implements Scope {
   constructor(parent: Scope, name: string) {
     this._stamp = -1;
     this.sim = parent.sim;
-    this._info = { path: childPath(parent, name), id: -1, traced: false, sigs: null, inputs: NO_CHANNELS, outputs: NO_CHANNELS, fifos: 0 };
-    this.sim._register(this);
+    this._info = { path: childPath(parent, name), id: -1, traced: false, sigs: null, firstIn: null, firstOut: null, fifos: 0, names: null };
+    this.sim._register(this, parent, name);
   }
 
   get path(): string {

@@ -1,4 +1,4 @@
-import { appended, childPath, type Component, type Scope, type Signal } from './component.ts';
+import { childPath, type ChannelLinks, type Component, type Scope, type Signal } from './component.ts';
 import type { Simulator, TraceUnit } from './simulator.ts';
 
 /**
@@ -129,7 +129,7 @@ function tailIndex(r: Ring): number {
 }
 
 /** Slots a ring starts with: all of them up to this capacity; deeper queues grow when they fill. */
-const FIRST_SLOTS = 16;
+const FIRST_SLOTS = 4;
 
 /** Allocate the ring's first slots and set its geometry and positions. */
 function placeRing(r: Ring, sim: Simulator): void {
@@ -200,9 +200,14 @@ function checkCapacity(path: string, what: string, cap: number): void {
 /** @internal cold per-channel state */
 interface ChannelInfo {
   readonly sim: Simulator;
-  readonly path: string;
+  /** the scope it was built in and its name there (its path is built on demand: a large design keeps no path string per channel) */
+  readonly scope: Scope;
+  readonly name: string;
   producer: Component | null;
   consumer: Component | null;
+  /** the next input channel of its consumer, the next output channel of its producer (see ComponentInfo) */
+  nextIn: ChannelCore | null;
+  nextOut: ChannelCore | null;
   traced: boolean;
   sigs: Signal[] | null;
 }
@@ -222,7 +227,7 @@ interface ChannelInfo {
  * With activity skipping, a sleeping consumer runs in the cycle a pushed entry becomes poppable, and a
  * pop from a full channel wakes the producer at t + 1.
  */
-export abstract class ChannelCore implements TraceUnit {
+export abstract class ChannelCore implements TraceUnit, ChannelLinks {
   // Fields are `declare`d and created by the constructor in this order, hot state first: a field
   // declared the plain way would first be defined as undefined, and V8 would then treat it as a
   // tagged value of any type (Smi checks, map checks, write barriers on every access).
@@ -273,8 +278,8 @@ export abstract class ChannelCore implements TraceUnit {
     this._wp = null;
     this.stride = stride;
     this.capacity = cap;
-    this._info = { sim: parent.sim, path, producer: null, consumer: null, traced: false, sigs: null };
-    this.sim._registerUnit(this);
+    this._info = { sim: parent.sim, scope: parent, name, producer: null, consumer: null, nextIn: null, nextOut: null, traced: false, sigs: null };
+    this.sim._registerUnit(this, parent, name);
     placeRing(this, this.sim);
     this.slow = this.small;
     this.sim._registerState(this);
@@ -284,10 +289,18 @@ export abstract class ChannelCore implements TraceUnit {
     return this._info.sim;
   }
   get path(): string {
-    return this._info.path;
+    const i = this._info;
+    return childPath(i.scope, i.name);
   }
   get producer(): Component | null {
     return this._info.producer;
+  }
+  /** @internal the next input channel of this channel's consumer, and the next output channel of its producer (see ComponentInfo) */
+  get _nextIn(): ChannelCore | null {
+    return this._info.nextIn;
+  }
+  get _nextOut(): ChannelCore | null {
+    return this._info.nextOut;
   }
   set producer(c: Component | null) {
     this._info.producer = c;
@@ -321,18 +334,20 @@ export abstract class ChannelCore implements TraceUnit {
   /** Bind the component that pushes (one producer per channel). Returns this for chaining. */
   bindProducer(c: Component): this {
     if (this.producer !== null && this.producer !== c) throw new Error(`${this.path}: already has producer ${this.producer.path}`);
+    if (this.producer === c) return this;
     this.producer = c;
-    if (this.sim.skipping) c._info.outputs = appended(c._info.outputs, this);
+    if (this.sim.skipping) c._info.firstOut = linked(c._info.firstOut as ChannelCore | null, this, 'nextOut');
     return this;
   }
 
   /** Bind the component that pops (one consumer per channel). */
   bindConsumer(c: Component): this {
     if (this.consumer !== null && this.consumer !== c) throw new Error(`${this.path}: already has consumer ${this.consumer.path}`);
+    if (this.consumer === c) return this;
     this.consumer = c;
     this._wc = this.sim.skipping ? c : null;
     this.slow = this.small || this._wc !== null;
-    c._info.inputs = appended(c._info.inputs, this);
+    c._info.firstIn = linked(c._info.firstIn as ChannelCore | null, this, 'nextIn');
     return this;
   }
 
@@ -507,6 +522,15 @@ export abstract class ChannelCore implements TraceUnit {
       if (f > t) c.sim.wakeAt(c, f);
     }
   }
+}
+
+/** The list of a component's input or output channels from `first` on, with `ch` appended last; returns its first channel. */
+function linked(first: ChannelCore | null, ch: ChannelCore, link: 'nextIn' | 'nextOut'): ChannelCore {
+  if (first === null) return ch;
+  let c = first;
+  for (let n = c._info[link]; n !== null; n = n._info[link]) c = n;
+  c._info[link] = ch;
+  return first;
 }
 
 // Cold paths stay out of the hot methods so those remain small enough to inline.
@@ -705,8 +729,10 @@ abstract class FifoCore {
   protected declare readonly sim: Simulator;
   /** @internal */
   declare readonly owner: Component;
-  /** @internal trace state (cold): name under the owner, selected by a tracer, signals built on first use */
-  declare readonly _trace: { name: string; traced: boolean; sigs: Signal[] | null };
+  /** @internal its name under the owner (a default name is a shared string: see fifoName) */
+  declare readonly _name: string;
+  /** @internal trace state (cold, made on first use): selected by a tracer, signals built on first use */
+  declare _trace: { traced: boolean; sigs: Signal[] | null } | null;
 
   constructor(owner: Component, capacity: number, stride: number, name: string | undefined) {
     checkCapacity(owner.path, 'FIFO', capacity);
@@ -721,30 +747,35 @@ abstract class FifoCore {
     this.capacity = capacity;
     this.sim = owner.sim;
     this.owner = owner;
-    this._trace = { name: name ?? fifoName(owner), traced: false, sigs: null };
+    this._name = name ?? fifoName(owner);
+    if (name !== undefined) childPath(owner, name); // checks the name
+    this._trace = null;
     placeRing(this, this.sim);
     owner.sim._registerState(this);
-    owner.sim._registerUnit(this);
+    owner.sim._registerUnit(this, owner, this._name);
   }
 
   /** Its trace path: `<owner path>.<name>` (a scope of its own in a VCD, under its owner's). */
   get path(): string {
-    return `${this.owner.path}.${this._trace.name}`;
+    return `${this.owner.path}.${this._name}`;
+  }
+  private traceState(): { traced: boolean; sigs: Signal[] | null } {
+    return (this._trace ??= { traced: false, sigs: null });
   }
   get _traced(): boolean {
-    return this._trace.traced;
+    return this._trace !== null && this._trace.traced;
   }
   set _traced(v: boolean) {
-    this._trace.traced = v;
+    if (v || this._trace !== null) this.traceState().traced = v;
   }
   /** Traceable signals: `count` (entries held at the end of the cycle) and the head entry. */
   get _signals(): Signal[] {
-    return (this._trace.sigs ??= [{ name: 'count', width: 32, get: () => this.n }, this.headSignal()]);
+    return (this.traceState().sigs ??= [{ name: 'count', width: 32, get: () => this.n }, this.headSignal()]);
   }
   protected abstract headSignal(): Signal;
   /** @internal a tracer selected this FIFO: it changes only when its owner runs, so trace the owner */
   _markTraced(): void {
-    this._trace.traced = true;
+    this.traceState().traced = true;
     this.owner._traced = true;
   }
 
@@ -811,9 +842,14 @@ abstract class FifoCore {
   }
 }
 
+/** default FIFO names, made once and shared by every owner (a large design keeps no name string per FIFO) */
+const FIFO_NAMES: string[] = [];
+
 /** `fifo<k>`: the owner's k-th FIFO without a name. */
 function fifoName(owner: Component): string {
-  return `fifo${owner._info.fifos++}`;
+  const k = owner._info.fifos++;
+  while (FIFO_NAMES.length <= k) FIFO_NAMES.push(`fifo${FIFO_NAMES.length}`);
+  return FIFO_NAMES[k]!;
 }
 
 function fifoFull(f: FifoCore): never {

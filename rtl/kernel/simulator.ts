@@ -1,4 +1,4 @@
-import { NEVER, type Component, type Scope, type Signal } from './component.ts';
+import { childPath, isComponent, NEVER, withQueueName, type Component, type Scope, type Signal } from './component.ts';
 import { Rng } from './rng.ts';
 import { StatsRegistry } from './stats.ts';
 import { SlabSpace } from './slab.ts';
@@ -69,8 +69,16 @@ export class Simulator implements Scope {
 
   private readonly comps: Component[] = [];
   private readonly units: TraceUnit[] = [];
-  /** paths of components and channels (each must be unique) */
-  private readonly paths = new Set<string>();
+  /**
+   * Every path must be unique. Each scope keeps the names used in it (components, channels, FIFOs):
+   * a component in its `names`, the simulator in `topNames`, so that checking costs no path string
+   * per unit. A plain scope object (`{ sim, path }`) stands for the component at its path, if there
+   * is one when it is used (found through `byPath`, built on first use); the units of a plain scope
+   * naming no component are kept by their whole path in `loosePaths`.
+   */
+  private readonly topNames = new Set<string>();
+  private byPath: Map<string, Component> | null = null;
+  private readonly loosePaths = new Set<string>();
   private readonly state: Resettable[] = [];
   private readonly tracers: Tracer[] = [];
   private readonly shuffle: Rng | null = null;
@@ -105,10 +113,10 @@ export class Simulator implements Scope {
   }
 
   /** @internal called by the Component constructor */
-  _register(c: Component): void {
+  _register(c: Component, parent: Scope, name: string): void {
     if (this.evaluating) throw new Error(`cannot add component ${c.path} during a cycle`);
-    if (this.paths.has(c.path)) throw new Error(`duplicate component path ${c.path}`);
-    this.paths.add(c.path);
+    this.claim(parent, name, 'duplicate component path');
+    if (this.byPath !== null) this.byPath.set(c.path, c);
     c._id = this.comps.length;
     this.comps.push(c);
     this.units.push(c);
@@ -124,12 +132,43 @@ export class Simulator implements Scope {
     this.wakeAt(c, this.cycle);
   }
 
-  /** @internal registers a traceable unit that is not a component (a channel). */
-  _registerUnit(u: TraceUnit): void {
-    const p = u.path;
-    if (this.paths.has(p)) throw new Error(`duplicate path ${p}`);
-    this.paths.add(p);
+  /**
+   * @internal registers a traceable unit that is not a component (a channel or FIFO) named `name`
+   * in scope `parent` (its path is `parent.path` + '.' + `name`).
+   */
+  _registerUnit(u: TraceUnit, parent: Scope, name: string): void {
+    this.claim(parent, name, 'duplicate path');
     this.units.push(u);
+  }
+
+  /** Records `name` as used in scope `parent`; throws `<what> <path>` if it is used there already. */
+  private claim(parent: Scope, name: string, what: string): void {
+    if (parent === this) {
+      // one hash operation: a name already there leaves the size unchanged
+      const top = this.topNames;
+      const n = top.size;
+      top.add(name);
+      if (top.size === n || this.loosePaths.has(name)) throw new Error(`${what} ${name}`);
+      return;
+    }
+    let owner: Component | undefined;
+    if (isComponent(parent)) owner = parent;
+    else {
+      if (this.byPath === null) {
+        this.byPath = new Map();
+        for (const c of this.comps) this.byPath.set(c.path, c);
+      }
+      owner = this.byPath.get(parent.path);
+    }
+    if (owner === undefined) {
+      const p = childPath(parent, name);
+      if (this.loosePaths.has(p) || this.byPath!.has(p)) throw new Error(`${what} ${p}`);
+      this.loosePaths.add(p);
+      return;
+    }
+    const names = withQueueName(owner._info.names, name);
+    if (names === null || (this.loosePaths.size > 0 && this.loosePaths.has(childPath(parent, name)))) throw new Error(`${what} ${childPath(parent, name)}`);
+    owner._info.names = names;
   }
 
   /** @internal this simulator's share of the slot slab (channels and FIFOs allocate their slots there) */
@@ -224,15 +263,12 @@ export class Simulator implements Scope {
       if (!(w > t)) throw new Error(`${c.path}.tick(${t}) returned ${w}; must be > ${t} or NEVER`);
       this.heapPush(w, c._id);
     }
-    const ins = c._info.inputs;
-    for (let i = 0; i < ins.length; i++) {
-      const ch = ins[i]!;
+    for (let ch = c._info.firstIn; ch !== null; ch = ch._nextIn) {
       const r = ch._nextReady(t);
       if (r !== NEVER) this.wakeAt(c, r);
       ch._subscribe(c);
     }
-    const outs = c._info.outputs;
-    for (let i = 0; i < outs.length; i++) outs[i]!._subscribeProducer(c, t);
+    for (let ch = c._info.firstOut; ch !== null; ch = ch._nextOut) ch._subscribeProducer(c, t);
   }
 
   /** @internal a traced channel or register was touched this cycle: visit the next cycle for sampling. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildRing } from '../../rtl/examples/ring.ts';
-import { Component, fileSink, LineTracer, MemorySink, NEVER, NumChannel, Process, Reg, Rng, Simulator, SimulationLimitError, VcdTracer, vcdTimescale } from '../../rtl/kernel/index.ts';
+import { Component, fileSink, LineTracer, MemorySink, NEVER, NumChannel, NumFifo, Process, Reg, Rng, Simulator, SimulationLimitError, VcdTracer, vcdTimescale } from '../../rtl/kernel/index.ts';
 
 class Timer extends Component {
   fired: number[] = [];
@@ -70,6 +70,51 @@ describe('Simulator', () => {
     }
     new Bad(sim, 'bad');
     expect(() => sim.step(2)).toThrow(/returned/);
+  });
+
+  it('rejects every path used twice, whatever kind of unit and scope holds it', () => {
+    // queue names are kept by the component whose scope they are in, so every pairing is checked
+    const sim = new Simulator();
+    const a = new Timer(sim, 'a', []);
+    new NumChannel(a, 'ch');
+    expect(() => new NumChannel(a, 'ch')).toThrow(/duplicate path a\.ch/); // channel, channel
+    expect(() => new Timer(a as unknown as Simulator, 'ch', [])).toThrow(/duplicate component path a\.ch/); // channel, then component
+    new Timer(a as unknown as Simulator, 'sub', []);
+    expect(() => new NumChannel(a, 'sub')).toThrow(/duplicate path a\.sub/); // component, then channel
+    new NumFifo(a, 2); // fifo0
+    expect(() => new NumChannel(a, 'fifo0')).toThrow(/duplicate path a\.fifo0/); // FIFO, then channel
+    new NumChannel(a, 'fifo1');
+    expect(() => new NumFifo(a, 2)).toThrow(/duplicate path a\.fifo1/); // channel, then FIFO
+    expect(() => new NumFifo(a, 2, { name: 'ch' })).toThrow(/duplicate path a\.ch/);
+    expect(() => new NumFifo(a, 2, { name: 'a.b' })).toThrow(/invalid name/);
+    // a plain scope object naming a component's place shares that component's names
+    const plain = { sim, path: 'a' };
+    expect(() => new NumChannel(plain, 'ch')).toThrow(/duplicate path a\.ch/);
+    new NumChannel(plain, 'p');
+    expect(() => new NumChannel(a, 'p')).toThrow(/duplicate path a\.p/);
+    // a plain scope naming no component (yet): whole paths
+    const q = { sim, path: 'q' };
+    new NumChannel(q, 'r');
+    expect(() => new NumChannel(q, 'r')).toThrow(/duplicate path q\.r/);
+    const qc = new Timer(sim, 'q', []);
+    expect(() => new NumChannel(qc, 'r')).toThrow(/duplicate path q\.r/);
+    expect(() => new Timer(q as unknown as Simulator, 'r', [])).toThrow(/duplicate component path q\.r/);
+    const w = { sim, path: 'w' };
+    new Timer(w as unknown as Simulator, 'v', []);
+    expect(() => new NumChannel(w, 'v')).toThrow(/duplicate path w\.v/);
+    const wc = new Timer(sim, 'w', []);
+    expect(() => new NumFifo(wc, 2, { name: 'v' })).toThrow(/duplicate path w\.v/);
+    // the simulator's own scope (also as a plain scope with an empty path)
+    expect(() => new NumChannel({ sim, path: '' }, 'w')).toThrow(/duplicate path w$/);
+    new NumChannel(sim, 'top');
+    expect(() => new Timer(sim, 'top', [])).toThrow(/duplicate component path top/);
+    expect(() => new NumChannel(sim, 'a')).toThrow(/duplicate path a$/);
+    // many queues in one scope (the names move to a set)
+    const many = new Timer(sim, 'many', []);
+    for (let i = 0; i < 40; i++) new NumChannel(many, `c${i}`);
+    expect(() => new NumChannel(many, 'c3')).toThrow(/duplicate path many\.c3/);
+    expect(() => new NumChannel(many, 'c39')).toThrow(/duplicate path many\.c39/);
+    expect(new NumChannel(many, 'c40').path).toBe('many.c40');
   });
 
   it('reset returns every register, channel, statistic and component to its reset state', () => {
