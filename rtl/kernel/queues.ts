@@ -879,7 +879,7 @@ export class NumFifo extends FifoCore {
     const n = f + 2;
     this.n++;
     this.tl = n === this.end ? this.first : n;
-    if (this.small) this._grow(t);
+    if (this.small && !(S[this.tl]! >= S[ck + 1]!)) this._grow(t); // the grow test inline: a call per push cost 10 to 20 % of the ring's speed
   }
   peek(): number {
     return SLAB[this.hd + 1]!;
