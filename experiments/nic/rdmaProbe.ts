@@ -30,9 +30,14 @@ export interface RdmaProbeConfig {
   /** ATT read latency of the ATC's misses (cycles) */
   attLatency: number;
   maxPayload: number;
+  /** the descriptors' connect flag: every operation over a reliable end-to-end connection (rtl/nic/e2e) */
+  connect: boolean;
+  /** link faults (connect only): packet drop probability and bit-error rate, on both directions */
+  dropRate: number;
+  ber: number;
 }
 
-export const RDMA_PROBE_DEFAULTS: Readonly<RdmaProbeConfig> = { kind: 'put', bytes: 4096, count: 32, path: 'pio', linkLatency: 200, linkBytesPerCycle: 14, attLatency: 500, maxPayload: 256 };
+export const RDMA_PROBE_DEFAULTS: Readonly<RdmaProbeConfig> = { kind: 'put', bytes: 4096, count: 32, path: 'pio', linkLatency: 200, linkBytesPerCycle: 14, attLatency: 500, maxPayload: 256, connect: false, dropRate: 0, ber: 0 };
 
 export interface RdmaProbeResult {
   kind: RdmaProbeKind;
@@ -49,6 +54,8 @@ export interface RdmaProbeResult {
   cycles: number;
   /** every target buffer held the source bytes */
   ok: boolean;
+  /** connect runs only: the end-to-end layer's counts over both NICs */
+  e2e?: { connections: number; retransmissions: number; timeouts: number; conn_nacks: number; failed: number; dropped: number; corrupted: number };
 }
 
 /** VPs of each NIC (the defaults: 8 PIO + 32 DMA); page VPS is the control page */
@@ -73,10 +80,12 @@ export function runRdmaProbe(p: Partial<RdmaProbeConfig> = {}): RdmaProbeResult 
   const c: RdmaProbeConfig = { ...RDMA_PROBE_DEFAULTS, ...p };
   const small = c.kind === 'imm_put' || c.kind === 'mp';
   if (!Number.isInteger(c.bytes) || c.bytes < 1 || c.bytes > (small ? 80 : 1 << 24)) throw new RangeError(`bytes must be an integer in [1, ${small ? 80 : 1 << 24}] for ${c.kind}, got ${c.bytes}`);
+  for (const n of ['dropRate', 'ber'] as const) if (!(c[n] >= 0 && c[n] < 1)) throw new RangeError(`${n} must be in [0, 1), got ${c[n]}`);
+  if (!c.connect && (c.dropRate > 0 || c.ber > 0)) throw new RangeError('link faults need connect: a connectless operation that loses a packet never completes');
   const sim = new Simulator({});
   const pair: NicPair = buildNicPair(sim, {
     nic: { att: { readLatency: c.attLatency, jitter: 0 }, atc: { entries: 65536, ways: 8 }, items: 64, rdma: { maxPayload: c.maxPayload, maxTransfer: Math.max(c.bytes, 64) } },
-    link: { latency: c.linkLatency, bytesPerCycle: c.linkBytesPerCycle },
+    link: { latency: c.linkLatency, bytesPerCycle: c.linkBytesPerCycle, dropProb: c.dropRate, ber: c.ber },
   });
   const vp = c.path === 'pio' ? INITIATOR_PIO_VP : INITIATOR_DMA_VP;
   const pages = Math.ceil(c.bytes / 4096) + 1;
@@ -127,6 +136,7 @@ export function runRdmaProbe(p: Partial<RdmaProbeConfig> = {}): RdmaProbeResult 
   d.length = c.bytes;
   d.localEvent = true;
   d.remoteEvent = c.kind !== 'mp';
+  d.connect = c.connect;
   if (small) d.data = data;
   else {
     d.localItem = 0;
@@ -207,6 +217,20 @@ export function runRdmaProbe(p: Partial<RdmaProbeConfig> = {}): RdmaProbeResult 
       ok = pair.nics[dstNode]!.pcie.mem.read(datt.frame(Math.floor(va / 4096), dstVp) * 4096 + (va % 4096), 1)[0] === data[i];
     }
   }
+  const sum = (f: (n: NicPair['nics'][0]) => number): number => f(pair.nics[0]) + f(pair.nics[1]);
+  const e2e = c.connect
+    ? {
+        e2e: {
+          connections: sum((n) => n.e2eTx.stats.connections.value),
+          retransmissions: sum((n) => n.e2eTx.stats.resent.value),
+          timeouts: sum((n) => n.e2eTx.stats.timeouts.value),
+          conn_nacks: sum((n) => n.e2eTx.stats.nacked.value),
+          failed: sum((n) => n.e2eTx.stats.failed.value),
+          dropped: pair.link.stats.dropped.value,
+          corrupted: pair.link.stats.corrupted.value,
+        },
+      }
+    : {};
   return {
     kind: c.kind,
     path: c.path,
@@ -218,5 +242,6 @@ export function runRdmaProbe(p: Partial<RdmaProbeConfig> = {}): RdmaProbeResult 
     packets: pair.nics[0]!.tx.stats.packets.value + pair.nics[1]!.tx.stats.packets.value,
     cycles: sim.cycle,
     ok,
+    ...e2e,
   };
 }

@@ -16,6 +16,8 @@ const MC_CODES: Record<string, number> = { invalid_item: 1, key_mismatch: 2, per
 const OPCODE: Record<string, number> = { imm_put: 0, put: 1, get: 2, mp: 3, coll: 4 };
 const E_DECODE = 16;
 const E_TOO_LONG = 18;
+/** a connect transfer whose target never answered (the reliable end-to-end layer gave up) */
+const E_E2E_FAILED = 22;
 const LOCAL = 1;
 const REMOTE = 2;
 const ERROR = 3;
@@ -130,6 +132,13 @@ export function defaultPa(va: number, vp: number): number {
 
 export class RdmaModel {
   readonly nodes: [NodeModel, NodeModel];
+  /**
+   * The link loses every packet (from now on): a connect transfer fails with e2e_failed at its
+   * initiator after its retries, nothing reaches the target; a connectless PUT / IMM_PUT / MP still
+   * gives its local event (its packets left), a connectless GET nothing. Otherwise faults below the
+   * end-to-end layer are invisible to connect transfers: they run as on a fault-free link.
+   */
+  linkCut = false;
   constructor(readonly cfg: RdmaModelConfig) {
     this.nodes = [new NodeModel(cfg), new NodeModel(cfg)];
   }
@@ -210,6 +219,13 @@ export class RdmaModel {
       if (d.localEvent) I.event(vp, { ...base, type: LOCAL });
       if (d.interrupt) I.intq(INT_DESC, opcode, vp, d.userTag);
     };
+    if (this.linkCut) {
+      if (d.connect) {
+        I.event(vp, { ...base, code: E_E2E_FAILED, addr: 0 });
+        I.intq(INT_ERROR, E_E2E_FAILED, vp, d.userTag);
+      } else if (d.kind !== 'get') sent();
+      return;
+    }
     if (d.kind === 'mp') {
       sent();
       T.queues.entry({ kind: 1, vp: d.dstVp, data: mpBytes(d.length, me, vp, d.userTag, d.eventData, d.data) });

@@ -14,6 +14,9 @@ import { RdmaTx } from './rdma/rdmaTx.ts';
 import type { RdmaConfig } from './rdma/types.ts';
 import { VpReporter } from './rdma/vpReporter.ts';
 import { XlateRouter } from './rdma/xlateRouter.ts';
+import { type E2eDone, E2eRx } from './e2e/e2eRx.ts';
+import { E2eTx } from './e2e/e2eTx.ts';
+import { type E2eConfig, e2eConfig } from './e2e/types.ts';
 import { descConfig } from './desc/format.ts';
 import { Hdq } from './vp/hdq.ts';
 import { type DispatchedDesc, Readout } from './vp/readout.ts';
@@ -44,6 +47,8 @@ export interface NicConfig {
   att: Partial<HostMemConfig>;
   /** memory-checker items (default 4096) */
   items: number;
+  /** the reliable end-to-end layer (defaults: rtl/nic/e2e/types.ts); the sender-context count must be the same on every NIC */
+  e2e: Partial<E2eConfig>;
 }
 
 export interface Nic {
@@ -62,6 +67,9 @@ export interface Nic {
   queues: QueueEngine;
   tx: RdmaTx;
   rx: RdmaRx;
+  /** reliable end-to-end: sender and receiver contexts (connect descriptors) */
+  e2eTx: E2eTx;
+  e2eRx: E2eRx;
 }
 
 /**
@@ -73,7 +81,7 @@ export interface Nic {
  * engine and queues; queue entries: transmit, receive and front-end refusals; link: transmit and
  * receive). `linkTx` / `linkRx` are the NIC's link port. Component paths start with `<name>.`.
  */
-export function buildNic(parent: Scope, name: string, cfg: Partial<NicConfig>, linkTx: Channel<NetPacket>, linkRx: Channel<NetPacket>, hostMem?: HostBytes): Nic {
+export function buildNic(parent: Scope, name: string, cfg: Partial<NicConfig>, linkTx: Channel<NetPacket>, linkRx: Channel<NetPacket>, hostMem?: HostBytes, linkCtl?: Channel<NetPacket>): Nic {
   const node = cfg.node ?? 0;
   const scope: Scope = { sim: parent.sim, path: parent.path === '' ? name : `${parent.path}.${name}` };
   const vcfg = vpConfig(cfg.vp ?? {});
@@ -94,15 +102,25 @@ export function buildNic(parent: Scope, name: string, cfg: Partial<NicConfig>, l
   const readout = new Readout(scope, 'readout', [...hdq.heads.slice(0, vcfg.pioVps), ...sdq.heads.slice(0, vcfg.dmaVps)], vcfg.pioVps, descConfig({ vps }));
   const feErr = new Channel<VpError>(scope, 'feErr', { capacity: 2, latency: 1 });
   new Merge<VpError>(scope, 'femux', [hdq.errOut, sdq.errOut], feErr);
-  const evMux = new Merge<QueueEntry>(scope, 'evmux', 3, queues.entIn);
-  const pktMux = new Merge<NetPacket>(scope, 'pktmux', 2, linkTx);
+  // inputs beyond the first two only carry connect traffic: round-robin over them leaves connectless timing as it was
+  const evMux = new Merge<QueueEntry>(scope, 'evmux', 4, queues.entIn);
+  const pktMux = new Merge<NetPacket>(scope, 'pktmux', 4, linkTx);
   const serve = new Channel<NetPacket>(scope, 'serve', { capacity: 2, latency: 1 });
   const rcfg = { ...cfg.rdma, node, vps, items: cfg.items ?? 4096 };
   const collOut = new Channel<DispatchedDesc>(scope, 'collOut', { capacity: 2, latency: 1 });
   const coll = new CollExpander(scope, 'coll', readout.out, collOut);
-  const tx = new RdmaTx(scope, 'tx', rcfg, collOut, serve, ck.reqIn[SRC_TX]!, ck.respOut[SRC_TX]!, router.outs[SRC_TX]!, readMux.ins[1]!, readMux.outs[1]!, pktMux.ins[0]!, evMux.ins[0]!);
-  const rx = new RdmaRx(scope, 'rx', rcfg, linkRx, ck.reqIn[SRC_RX]!, ck.respOut[SRC_RX]!, router.outs[SRC_RX]!, dmaMux.ins[0]!, pktMux.ins[1]!, evMux.ins[1]!, serve);
+  // reliable end-to-end: the sender's contexts between the transmit engine and the link, the receiver's between the link's connection port and the receive engine
+  const ecfg = e2eConfig(cfg.e2e ?? {});
+  const e2eData = new Channel<NetPacket>(scope, 'e2eData', { capacity: 2, latency: 1 });
+  const e2eAns = new Channel<NetPacket>(scope, 'e2eAns', { capacity: 2, latency: 1 });
+  const e2eFwd = new Channel<NetPacket>(scope, 'e2eFwd', { capacity: 2, latency: 1 });
+  const e2eDone = new Channel<E2eDone>(scope, 'e2eDone', { capacity: 2, latency: 1 });
+  const e2eTx = new E2eTx(scope, 'e2etx', ecfg, node, e2eData, e2eAns, pktMux.ins[2]!, evMux.ins[3]!);
+  const e2eCtl = linkCtl ?? new Channel<NetPacket>(scope, 'e2eCtl', { capacity: 2, latency: 1 });
+  const e2eRx = new E2eRx(scope, 'e2erx', ecfg, node, rcfg.nodes ?? 2, e2eCtl, e2eAns, pktMux.ins[3]!, e2eFwd, e2eDone);
+  const tx = new RdmaTx(scope, 'tx', rcfg, collOut, serve, ck.reqIn[SRC_TX]!, ck.respOut[SRC_TX]!, router.outs[SRC_TX]!, readMux.ins[1]!, readMux.outs[1]!, pktMux.ins[0]!, evMux.ins[0]!, e2eTx, e2eData);
+  const rx = new RdmaRx(scope, 'rx', rcfg, linkRx, ck.reqIn[SRC_RX]!, ck.respOut[SRC_RX]!, router.outs[SRC_RX]!, dmaMux.ins[0]!, pktMux.ins[1]!, evMux.ins[1]!, serve, e2eFwd, e2eDone, ecfg.receiverContexts);
   // refusals of the register file, HDQ and SDQ become INTQ entries on the offending VP (the SDQ takes the doorbells)
   new VpReporter(scope, 'reporter', regs.errOut, feErr, null, evMux.ins[2]!);
-  return { node, pcie, mem, regs, hdq, sdq, readout, readMux, coll, queues, tx, rx };
+  return { node, pcie, mem, regs, hdq, sdq, readout, readMux, coll, queues, tx, rx, e2eTx, e2eRx };
 }

@@ -14,7 +14,7 @@ export interface NicPair {
 export function buildNicPair(parent: Scope, cfg: { nic?: Partial<Omit<NicConfig, 'node'>>; link?: Partial<Omit<LinkConfig, 'ports'>> } = {}): NicPair {
   const link = new NetLink(parent, 'link', { ...cfg.link, ports: 2 });
   const rdma = { ...cfg.nic?.rdma, nodes: 2 };
-  const a = buildNic(parent, 'nic0', { ...cfg.nic, rdma, node: 0 }, link.txIn[0]!, link.rxOut[0]!);
-  const b = buildNic(parent, 'nic1', { ...cfg.nic, rdma, node: 1 }, link.txIn[1]!, link.rxOut[1]!);
+  const a = buildNic(parent, 'nic0', { ...cfg.nic, rdma, node: 0 }, link.txIn[0]!, link.rxOut[0]!, undefined, link.ctlOut[0]!);
+  const b = buildNic(parent, 'nic1', { ...cfg.nic, rdma, node: 1 }, link.txIn[1]!, link.rxOut[1]!, undefined, link.ctlOut[1]!);
   return { nics: [a, b], link };
 }

@@ -40,4 +40,27 @@ describe('nic rdma', () => {
     expect(big.err).toMatch(/at most 80 bytes/);
     expect((await cli(['nic', 'rdma', '--max-payload', '100'])).code).toBe(2);
   });
+
+  it('--connect: over reliable connections, an IMM_PUT pays the setup round trip, a PUT overlaps it with its fetch; with link faults every operation completes and the senders retransmit; faults without --connect exit 2', async () => {
+    const base = runRdmaProbe({ kind: 'imm_put', bytes: 8, count: 2 });
+    const conn = runRdmaProbe({ kind: 'imm_put', bytes: 8, count: 2, connect: true });
+    expect(base.e2e).toBeUndefined();
+    expect(conn.e2e).toMatchObject({ connections: 4, retransmissions: 0, failed: 0 });
+    // the connection's round trip: two link latencies (200 cycles each) and a little
+    expect(conn.latency_ns - base.latency_ns).toBeGreaterThan(400);
+    expect(conn.latency_ns - base.latency_ns).toBeLessThan(500);
+    const put = runRdmaProbe({ kind: 'put', bytes: 4096, count: 2 });
+    const putc = runRdmaProbe({ kind: 'put', bytes: 4096, count: 2, connect: true });
+    expect(putc.latency_ns - put.latency_ns).toBeLessThan(100);
+    const f = runRdmaProbe({ kind: 'put', bytes: 4096, count: 12, connect: true, dropRate: 0.03 });
+    expect(f.ok).toBe(true);
+    expect(f.e2e!.dropped).toBeGreaterThan(0);
+    expect(f.e2e!.retransmissions).toBeGreaterThan(0);
+    expect(f.e2e!.failed).toBe(0);
+    const bad = await cli(['nic', 'rdma', '--drop-rate', '0.1']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/need --connect/);
+    const t = await cli(['nic', 'rdma', '--kind', 'mp', '--bytes', '8', '--count', '2', '--connect']);
+    expect(t.out).toMatch(/connections\s+4 \(retransmitted packets 0/);
+  });
 });

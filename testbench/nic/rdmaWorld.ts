@@ -14,6 +14,7 @@ import { PioWrite } from '../../rtl/nic/pcie/index.ts';
 import { NC_EPQ_BASE, NC_INTQ_BASE, VR_DOORBELL, VR_EQ_BASE, VR_HDQ_WINDOW, VR_MPQ_BASE, VR_SDQ_BASE, VR_SDQ_SIZE } from '../../rtl/nic/vp/index.ts';
 import { Q_ENTRY_BYTES, Q_EPQ, Q_EQ, Q_INTQ, Q_MPQ, QS_REGISTER, type QueueSwWrite } from '../../rtl/nic/queues/index.ts';
 import type { LinkConfig } from '../../rtl/nic/link/index.ts';
+import type { E2eConfig } from '../../rtl/nic/e2e/types.ts';
 import type { ModelItem } from '../../models/nic/memcheckModel.ts';
 import { defaultPa, RdmaModel } from '../../models/nic/rdmaModel.ts';
 
@@ -51,10 +52,10 @@ export class RdmaWorld {
   private readonly posted: [Float64Array, Float64Array] = [new Float64Array(VPS), new Float64Array(VPS)];
 
   /** `pioVps` of the 4 VPs take descriptors by PIO (HDQ), the others by DMA (SDQ) */
-  constructor(link: Partial<Omit<LinkConfig, 'ports'>> = {}, epq = false, pioVps = 2) {
+  constructor(link: Partial<Omit<LinkConfig, 'ports'>> = {}, epq = false, pioVps = 2, e2e: Partial<E2eConfig> = {}) {
     this.pioVps = pioVps;
     this.pair = buildNicPair(this.sim, {
-      nic: { vp: { pioVps, dmaVps: VPS - pioVps }, hdqSlots: HDQ_SLOTS, items: ITEMS, att: { readLatency: 40, jitter: 8 }, atc: { entries: 256, ways: 4 }, rdma: { maxPayload: MAX_PAYLOAD, maxTransfer: 1 << 16 }, queues: { epqEnabled: epq } },
+      nic: { vp: { pioVps, dmaVps: VPS - pioVps }, hdqSlots: HDQ_SLOTS, items: ITEMS, att: { readLatency: 40, jitter: 8 }, atc: { entries: 256, ways: 4 }, rdma: { maxPayload: MAX_PAYLOAD, maxTransfer: 1 << 16 }, queues: { epqEnabled: epq }, e2e },
       link: { latency: 60, ...link },
     });
     this.model = new RdmaModel({ vps: VPS, items: ITEMS, maxPayload: MAX_PAYLOAD, maxTransfer: 1 << 16, epqEnabled: epq });
@@ -158,7 +159,7 @@ export class RdmaWorld {
   private busy(): boolean {
     for (const n of [0, 1] as const) {
       const nic = this.pair.nics[n];
-      if (!nic.coll.idle || !nic.tx.idle || !nic.rx.idle) return true;
+      if (!nic.coll.idle || !nic.tx.idle || !nic.rx.idle || !nic.e2eTx.idle || !nic.e2eRx.quiet) return true;
       for (let vp = 0; vp < VPS; vp++) if (nic.readout.dispatchedOf(vp) < this.posted[n][vp]!) return true;
     }
     return false;

@@ -53,7 +53,8 @@ export function linkConfig(p: Partial<LinkConfig> = {}): LinkConfig {
  * flipped with probability 1 - (1 - ber)^bits (a copy of the data is changed, or the address field
  * of a packet without data: the receiver's CRC check sees it). Each receiver takes at most one
  * arrived packet per cycle, round-robin over the ports sending to it, onto `rxOut[p]` when it has
- * room. Packets between one pair of ports stay in order. Faults hit only the transmitters in
+ * room (packets of reliable connections, `e2e` set, onto `ctlOut[p]` instead: the NIC's receive
+ * port steers them to its end-to-end receiver). Packets between one pair of ports stay in order. Faults hit only the transmitters in
  * `faultMask`. A packet naming no port is counted
  * (`misrouted`) and discarded.
  */
@@ -61,6 +62,8 @@ export class NetLink extends Component {
   readonly cfg: LinkConfig;
   readonly txIn: Channel<NetPacket>[] = [];
   readonly rxOut: Channel<NetPacket>[] = [];
+  /** per port: packets of reliable connections (`e2e` set), steered away from `rxOut` to the NIC's end-to-end receiver */
+  readonly ctlOut: Channel<NetPacket>[] = [];
   private readonly flight: Fifo<NetPacket>[] = [];
   /** per transmitter: the byte slot (cycle x bytesPerCycle + byte) at which it is free again */
   private readonly freeAt: Float64Array;
@@ -83,11 +86,14 @@ export class NetLink extends Component {
     for (let p = 0; p < n; p++) {
       this.txIn.push(new Channel<NetPacket>(this, `tx${p}`, { capacity: 4, latency: 1 }).bindConsumer(this));
       this.rxOut.push(new Channel<NetPacket>(this, `rx${p}`, { capacity: c.rxCapacity, latency: 1 }).bindProducer(this));
+      this.ctlOut.push(new Channel<NetPacket>(this, `ctl${p}`, { capacity: c.rxCapacity, latency: 1 }).bindProducer(this));
       this.arb.push(new RoundRobinArbiter(this, `arb${p}`, n));
       const dst = p;
       this.ready.push((src: number): boolean => {
         const f = this.flight[src * n + dst]!;
-        return f.canPop() && f.peek().arriveCycle <= this.now;
+        if (!f.canPop()) return false;
+        const h = f.peek();
+        return h.arriveCycle <= this.now && (h.e2e ? this.ctlOut[dst]! : this.rxOut[dst]!).canPush();
       });
     }
     for (let i = 0; i < n * n; i++) this.flight.push(new Fifo<NetPacket>(this, c.flightCapacity));
@@ -160,11 +166,11 @@ export class NetLink extends Component {
           next = Math.min(next, Math.max(t + 1, f.peek().arriveCycle));
         }
       }
-      if (!pendingHere || !rx.canPush()) continue;
+      if (!pendingHere || (!rx.canPush() && !this.ctlOut[d]!.canPush())) continue;
       const s = this.arb[d]!.grant(this.ready[d]!);
       if (s >= 0) {
         const p = this.flight[s * n + d]!.pop();
-        rx.push(p);
+        (p.e2e ? this.ctlOut[d]! : rx).push(p);
         this.onDeliver?.(p, t);
         this.stats.delivered.inc();
         next = Math.min(next, t + 1);

@@ -14,9 +14,17 @@ export const PK_GET_RESP = 2;
 export const PK_MP = 3;
 /** the target refused an operation: `reason` (an RDMA error code) for the initiator's VP `dstVp` */
 export const PK_ERR = 4;
-export const PK_NAMES = ['put', 'get_req', 'get_resp', 'mp', 'err'] as const;
+/** reliable end-to-end (docs/nic-rdma.md, "Reliable end-to-end"): connection request, sender -> receiver */
+export const PK_CONN_REQ = 5;
+/** the receiver allocated context `rctx` for the connection */
+export const PK_CONN_ACK = 6;
+/** the receiver has no free context: the sender backs off and asks again */
+export const PK_CONN_NACK = 7;
+/** cumulative acknowledgement: `seq` packets received in order; `nack`: resend from `seq`; `fin`: closed with status `reason` */
+export const PK_ACK = 8;
+export const PK_NAMES = ['put', 'get_req', 'get_resp', 'mp', 'err', 'conn_req', 'conn_ack', 'conn_nack', 'ack'] as const;
 
-/** Header bytes on the wire besides the payload (routing, RDMA fields, CRC). */
+/** Header bytes on the wire besides the payload (routing, RDMA fields, connection fields, CRC). */
 export const PK_HEADER_BYTES = 32;
 
 export class NetPacket {
@@ -53,6 +61,19 @@ export class NetPacket {
   /** PK_ERR: the error code */
   reason = 0;
   data: Uint8Array | null = null;
+  // ---- reliable end-to-end (set only on packets of a connection, `e2e` true) ----
+  /** the packet belongs to a connection (steered to the end-to-end receiver at the destination) */
+  e2e = false;
+  /** the sender's context and the connection's serial number (per sender context) */
+  ctx = 0;
+  serial = 0;
+  /** data: sequence number in the connection; ACK: packets received in order */
+  seq = 0;
+  /** CONN_ACK: the receiver's context (and, inside the receiving NIC, the context a data packet was admitted to) */
+  rctx = 0;
+  /** ACK flags: resend from seq (a gap or CRC error seen) / the connection is closed (status in `reason`) */
+  nack = false;
+  fin = false;
   /** CRC-32 over the header fields and the data, set by the sender */
   crc = 0;
   // ---- written by the link ----
@@ -90,6 +111,15 @@ export function packetCrc(p: NetPacket): number {
   hv.setUint8(62, p.reason);
   hv.setUint8(63, p.interrupt ? 1 : 0);
   let c = crc32Update(0xffffffff, hdr, 0, hdr.length);
+  if (p.e2e) {
+    // the connection fields (absent from connectless packets, whose CRC stays what it was)
+    hv.setUint16(0, p.ctx, true);
+    hv.setUint16(2, p.serial, true);
+    hv.setUint32(4, p.seq >>> 0, true);
+    hv.setUint16(8, p.rctx, true);
+    hv.setUint8(10, (p.nack ? 1 : 0) | (p.fin ? 2 : 0));
+    c = crc32Update(c, hdr, 0, 11);
+  }
   if (p.data !== null) c = crc32Update(c, p.data, 0, p.data.length);
   return (c ^ 0xffffffff) >>> 0;
 }

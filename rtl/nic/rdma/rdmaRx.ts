@@ -7,6 +7,7 @@ import { DmaWrite } from '../pcie/tlp.ts';
 import { encodeIntq, INT_DESC, INT_ERROR, Q_EPQ, Q_EQ, Q_INTQ, Q_MPQ, type QueueEntry } from '../queues/types.ts';
 import { encodeEpqEntry, encodeEvent, encodeMpEntry, EV_ERROR, EV_LOCAL, EV_REMOTE, type RdmaConfig, rdmaConfig, RE_BAD_VP, RE_INCOMPLETE } from './types.ts';
 import { BufferCheck } from './bufferCheck.ts';
+import type { E2eDone } from '../e2e/e2eRx.ts';
 import { Outbox } from './outbox.ts';
 
 /** Receive engine states (one packet at a time). */
@@ -53,6 +54,9 @@ export class RdmaRx extends Component {
   private readonly tHead: (NetPacket | null)[];
   private readonly tReason: Uint8Array;
   readonly stats: { packets: Counter; crcErrors: Counter; refused: Counter; incomplete: Counter; written: Counter; discarded: Counter };
+  /** a connection's transfer ended with the packet in hand: its end goes to the end-to-end receiver from `notify` */
+  private done: E2eDone | null = null;
+  private readonly nodes: number;
 
   constructor(
     parent: Scope,
@@ -66,11 +70,19 @@ export class RdmaRx extends Component {
     private readonly pktOut: Channel<NetPacket>,
     private readonly evOut: Channel<QueueEntry>,
     private readonly serveOut: Channel<NetPacket>,
+    /** packets of connections, admitted in sequence by the end-to-end receiver (rtl/nic/e2e), and where their transfer's end goes */
+    readonly e2eIn: Channel<NetPacket> | null = null,
+    private readonly doneOut: Channel<E2eDone> | null = null,
+    /** receiver contexts: one transfer slot each, after the per-node ones */
+    rxContexts = 0,
   ) {
     super(parent, name);
     const c = rdmaConfig(cfg);
     this.cfg = c;
+    this.nodes = c.nodes;
     pktIn.bindConsumer(this);
+    e2eIn?.bindConsumer(this);
+    doneOut?.bindProducer(this);
     mcReq.bindProducer(this);
     mcResp.bindConsumer(this);
     xlIn.bindConsumer(this);
@@ -78,11 +90,12 @@ export class RdmaRx extends Component {
     pktOut.bindProducer(this);
     evOut.bindProducer(this);
     serveOut.bindProducer(this);
-    this.tState = new Uint8Array(c.nodes);
-    this.tOp = new Float64Array(c.nodes).fill(-1);
-    this.tNext = new Float64Array(c.nodes);
-    this.tHead = new Array<NetPacket | null>(c.nodes).fill(null);
-    this.tReason = new Uint8Array(c.nodes);
+    const slots = c.nodes + rxContexts;
+    this.tState = new Uint8Array(slots);
+    this.tOp = new Float64Array(slots).fill(-1);
+    this.tNext = new Float64Array(slots);
+    this.tHead = new Array<NetPacket | null>(slots).fill(null);
+    this.tReason = new Uint8Array(slots);
     this.stats = {
       packets: this.counter('packets'),
       crcErrors: this.counter('crc_errors'),
@@ -94,7 +107,17 @@ export class RdmaRx extends Component {
   }
 
   get idle(): boolean {
-    return this.state === S_IDLE && !this.pktIn.canPop();
+    return this.state === S_IDLE && !this.pktIn.canPop() && !(this.e2eIn?.canPop() ?? false);
+  }
+
+  /** transfer slot of a packet: per source node, or per receiver context for a connection's packets */
+  private slot(p: NetPacket): number {
+    return p.e2e ? this.nodes + p.rctx : p.src;
+  }
+
+  /** the connection of packet p ends here with status `code` (reported by its closing ACK) */
+  private end(p: NetPacket, code: number): void {
+    this.done = { rctx: p.rctx, code };
   }
 
   private event(type: number, vp: number, code: number, h: NetPacket, addr: number): void {
@@ -107,9 +130,12 @@ export class RdmaRx extends Component {
       // this NIC initiated the GET: the error goes to its own VP
       this.event(EV_ERROR, h.dstVp, code, h, 0);
       this.out.entries.push({ kind: Q_INTQ, vp: 0, data: encodeIntq({ type: INT_ERROR, code, vp: h.dstVp, info: h.userTag, addr: 0 }) });
+      if (h.e2e) this.end(h, 0);
       return;
     }
-    this.out.sendPacket(errorReply(this.cfg.node, h, h.opcode, code));
+    // a connection's refusal goes back in its closing ACK, a connectless one as an error packet
+    if (h.e2e) this.end(h, code);
+    else this.out.sendPacket(errorReply(this.cfg.node, h, h.opcode, code));
   }
 
   /** Close the source's transfer: report it if it is broken or incomplete. */
@@ -125,13 +151,14 @@ export class RdmaRx extends Component {
 
   private accept(p: NetPacket): void {
     this.stats.packets.inc();
-    const crcOk = packetCrc(p) === p.crc;
+    // a connection's packets were checked by the end-to-end receiver (which set their receiver context)
+    const crcOk = p.e2e || packetCrc(p) === p.crc;
     if (!crcOk) {
       this.stats.crcErrors.inc();
       this.out.entries.push({ kind: Q_EPQ, vp: 0, data: encodeEpqEntry(p.kind, p.src, p.dst, p.srcVp, p.dstVp, p.opId, p.offset, p.data, p.crc, packetCrc(p)) });
     }
-    const src = p.src;
-    if (!Number.isInteger(src) || src < 0 || src >= this.cfg.nodes) {
+    const src = this.slot(p);
+    if (!Number.isInteger(p.src) || p.src < 0 || p.src >= this.cfg.nodes) {
       this.stats.discarded.inc();
       this.state = S_NOTIFY;
       return;
@@ -143,7 +170,8 @@ export class RdmaRx extends Component {
       const h = this.tHead[src];
       const same = p.offset !== 0 && this.tState[src] !== T_NONE && this.tOp[src] === p.opId && h !== null && h.kind === p.kind;
       if (!same) {
-        if (this.tState[src] !== T_NONE) this.closeTransfer(src, RE_INCOMPLETE);
+        // (a connection's slot holds a stale transfer only if its sender gave up: dropped silently)
+        if (this.tState[src] !== T_NONE && !p.e2e) this.closeTransfer(src, RE_INCOMPLETE);
         this.tState[src] = T_ACTIVE;
         this.tOp[src] = p.opId;
         this.tNext[src] = 0;
@@ -182,6 +210,8 @@ export class RdmaRx extends Component {
         this.out.entries.push({ kind: Q_INTQ, vp: 0, data: encodeIntq({ type: INT_ERROR, code: p.reason, vp: p.dstVp, info: p.userTag, addr: 0 }) });
       } else this.stats.discarded.inc();
     } else this.stats.discarded.inc();
+    // a one-packet connection (MP, GET request, a target's refusal) ends with its packet
+    if (p.e2e && this.done === null) this.end(p, 0);
     this.state = S_NOTIFY;
   }
 
@@ -198,7 +228,7 @@ export class RdmaRx extends Component {
 
   private finishPacket(): void {
     const p = this.p!;
-    this.tNext[p.src] = p.offset + (p.data === null ? 0 : p.data.length);
+    this.tNext[this.slot(p)] = p.offset + (p.data === null ? 0 : p.data.length);
     if (!p.last) {
       this.p = null;
       this.state = S_IDLE;
@@ -209,7 +239,8 @@ export class RdmaRx extends Component {
 
   private complete(): void {
     const p = this.p!;
-    const h = this.tHead[p.src]!;
+    const src = this.slot(p);
+    const h = this.tHead[src]!;
     const base = p.addr - p.offset;
     if (p.kind === PK_PUT) {
       if (h.remoteEvent) this.event(EV_REMOTE, p.dstVp, 0, h, base);
@@ -217,21 +248,33 @@ export class RdmaRx extends Component {
       if (h.localEvent) this.event(EV_LOCAL, p.dstVp, 0, h, base);
       if (h.interrupt) this.out.entries.push({ kind: Q_INTQ, vp: 0, data: encodeIntq({ type: INT_DESC, code: DESC_GET, vp: p.dstVp, info: h.userTag, addr: 0 }) });
     }
-    this.tState[p.src] = T_NONE;
-    this.tHead[p.src] = null;
+    if (p.e2e) this.end(p, 0);
+    this.tState[src] = T_NONE;
+    this.tHead[src] = null;
     this.p = null;
     this.state = S_NOTIFY;
+  }
+
+  /** the connection's end to the end-to-end receiver, after the transfer's entries; true once sent (or none) */
+  private sendDone(): boolean {
+    if (this.done === null) return true;
+    if (this.doneOut === null || !this.doneOut.canPush()) return false;
+    this.doneOut.push(this.done);
+    this.done = null;
+    return true;
   }
 
   tick(t: number): number {
     switch (this.state) {
       case S_IDLE:
+        // connectless packets first, then those the end-to-end receiver admitted
         if (this.pktIn.canPop()) this.accept(this.pktIn.pop());
+        else if (this.e2eIn !== null && this.e2eIn.canPop()) this.accept(this.e2eIn.pop());
         break;
       case S_CHECK:
         if (this.chk.step(this.mcReq, this.mcResp, this.xlIn)) {
           const code = this.chk.code;
-          if (code !== 0) this.refuse(this.p!.src, code);
+          if (code !== 0) this.refuse(this.slot(this.p!), code);
           else {
             this.writeOff = 0;
             this.state = S_WRITE;
@@ -260,9 +303,9 @@ export class RdmaRx extends Component {
         if (this.lastWrite === null || this.lastWrite.acceptCycle >= 0) this.complete();
         break;
       case S_NOTIFY:
-        if (this.out.drain(this.evOut, this.pktOut, this.serveOut)) this.state = S_IDLE;
+        if (this.out.drain(this.evOut, this.pktOut, this.serveOut) && this.sendDone()) this.state = S_IDLE;
         break;
     }
-    return this.state !== S_IDLE || this.pktIn.canPop() ? t + 1 : NEVER;
+    return this.state !== S_IDLE || this.pktIn.canPop() || (this.e2eIn?.canPop() ?? false) ? t + 1 : NEVER;
   }
 }

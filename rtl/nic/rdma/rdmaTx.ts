@@ -9,6 +9,7 @@ import { encodeIntq, INT_DESC, INT_ERROR, Q_EQ, Q_INTQ, type QueueEntry } from '
 import { encodeEvent, EV_ERROR, EV_LOCAL, EV_REMOTE, type RdmaConfig, rdmaConfig, type RdmaDescIn, RE_BAD_VP, RE_DECODE, RE_TOO_LONG } from './types.ts';
 import { BufferCheck } from './bufferCheck.ts';
 import { Outbox } from './outbox.ts';
+import type { E2eTx } from '../e2e/e2eTx.ts';
 
 /** the collective descriptor is decoded but not executed by this engine */
 export const RE_UNSUPPORTED = 21;
@@ -18,7 +19,8 @@ const S_IDLE = 0; // take a GET request to serve, else a descriptor
 const S_CHECK = 1; // wait for the memory checker's verdict and every page's translation
 const S_STREAM = 2; // DMA reads of the source buffer, packets out in order as their bytes arrive
 const S_NOTIFY = 3; // queue entries (events, interrupts) and a refusal packet out, one per cycle
-export const TX_STATE_NAMES = ['idle', 'check', 'stream', 'notify'] as const;
+const S_CONN = 4; // a connect operation waits for a sender context (descriptor processing paused)
+export const TX_STATE_NAMES = ['idle', 'check', 'stream', 'notify', 'conn'] as const;
 
 const OP_PUT = 0; // PUT and IMM_PUT and MP: data to the target
 const OP_GET = 1; // GET: one request packet
@@ -60,6 +62,11 @@ export class RdmaTx extends Component {
   private readsInFlight = 0;
   private readonly pending: Int32Array;
   private readonly readsCap: number;
+  // reliable end-to-end: the operation runs over a connection (its sender context), and a serve's refusal sent over one
+  private conn = false;
+  private ctx = 0;
+  private serial = 0;
+  private connErr: NetPacket | null = null;
   // notification
   private readonly out = new Outbox();
   readonly stats: { ops: Counter; errors: Counter; packets: Counter; bytes: Counter; reads: Counter };
@@ -77,10 +84,14 @@ export class RdmaTx extends Component {
     private readonly readOut: Channel<ReadChunk>,
     private readonly pktOut: Channel<NetPacket>,
     private readonly evOut: Channel<QueueEntry>,
+    /** the end-to-end sender (rtl/nic/e2e) and its packet input; null: connect descriptors run connectless */
+    private readonly e2e: E2eTx | null = null,
+    private readonly e2eOut: Channel<NetPacket> | null = null,
   ) {
     super(parent, name);
     const c = rdmaConfig(cfg);
     this.cfg = c;
+    e2eOut?.bindProducer(this);
     this.dcfg = { vps: c.vps, nodes: c.nodes, items: c.items, vaBits: c.vaBits };
     descIn.bindConsumer(this);
     serveIn.bindConsumer(this);
@@ -117,8 +128,15 @@ export class RdmaTx extends Component {
     this.stats.errors.inc();
     const s = this.serve;
     if (s !== null) {
-      // a GET request this NIC refuses: the initiator's VP gets the error
-      this.out.sendPacket(errorReply(this.cfg.node, s, DESC_GET, code));
+      // a GET request this NIC refuses: the initiator's VP gets the error (over a connection if the request came over one)
+      const e = errorReply(this.cfg.node, s, DESC_GET, code);
+      if (this.conn) {
+        this.connErr = e;
+        this.nPk = 1;
+        this.state = S_CONN;
+        return;
+      }
+      this.out.sendPacket(e);
     } else {
       const d = this.d!;
       this.event(EV_ERROR, this.vp, code, d.dstNode, d.dstVp, d.kind === DESC_IMM_PUT || d.kind === DESC_MP ? 0 : d.localAddr);
@@ -127,9 +145,10 @@ export class RdmaTx extends Component {
     this.state = S_NOTIFY;
   }
 
-  /** Completion of the operation's last packet. */
+  /** Completion of the operation's last packet (over a connection: its entries wait for the connection's close). */
   private completed(): void {
     const s = this.serve;
+    const at = this.out.entries.length;
     if (s !== null) {
       if (s.remoteEvent) this.event(EV_REMOTE, s.dstVp, 0, s.src, s.srcVp, s.addr);
     } else {
@@ -137,15 +156,54 @@ export class RdmaTx extends Component {
       if (d.localEvent) this.event(EV_LOCAL, this.vp, 0, d.dstNode, d.dstVp, d.kind === DESC_IMM_PUT || d.kind === DESC_MP ? 0 : d.localAddr);
       if (d.interrupt) this.out.entries.push({ kind: Q_INTQ, vp: 0, data: encodeIntq({ type: INT_DESC, code: d.kind, vp: this.vp, info: d.userTag, addr: 0 }) });
     }
+    if (this.conn) this.e2e!.complete(this.ctx, this.out.entries.splice(at));
     this.state = S_NOTIFY;
+  }
+
+  // ---- S_CONN ----
+  /** A sender context for the operation: true once it has one (the engine stays in S_CONN until then). */
+  private connect(): boolean {
+    const s = this.serve;
+    const d = this.d;
+    const dst = s !== null ? s.src : d!.dstNode;
+    const t =
+      s !== null
+        ? { vp: s.dstVp < this.cfg.vps ? s.dstVp : -1, opcode: DESC_GET, userTag: s.userTag, eventData: s.eventData, peerNode: s.src, peerVp: s.srcVp, length: this.len }
+        : { vp: this.vp, opcode: d!.kind, userTag: d!.userTag, eventData: d!.eventData, peerNode: d!.dstNode, peerVp: d!.dstVp, length: this.len };
+    const c = this.e2e!.alloc(dst, this.nPk, t);
+    if (c < 0) return false;
+    this.ctx = c;
+    this.serial = this.e2e!.serialOf(c);
+    return true;
+  }
+
+  /** Stamp packet p as packet `seq` of the operation's connection (before its CRC). */
+  private stamp(p: NetPacket, seq: number): void {
+    p.e2e = true;
+    p.ctx = this.ctx;
+    p.serial = this.serial;
+    p.seq = seq;
+  }
+
+  /** Over a connection, packet sendK may go only while the context's window has room for it. */
+  private windowOpen(): boolean {
+    // (a connection that failed takes the rest of its packets and discards them)
+    return !this.conn || this.sendK - this.e2e!.ackedOf(this.ctx) < this.e2e!.cfg.window || this.e2e!.gone(this.ctx, this.serial);
+  }
+
+  /** The channel the operation's packets take: the link, or the sender context. */
+  private get pkts(): Channel<NetPacket> {
+    return this.conn ? this.e2eOut! : this.pktOut;
   }
 
   // ---- S_IDLE ----
   private start(): void {
     this.d = null;
     this.serve = null;
+    this.conn = false;
     if (this.serveIn.canPop()) {
       const s = (this.serve = this.serveIn.pop());
+      this.conn = s.e2e && this.e2e !== null;
       this.op = OP_SERVE;
       this.len = s.total;
       this.srcAddr = s.addr;
@@ -173,6 +231,7 @@ export class RdmaTx extends Component {
       this.state = S_NOTIFY;
       return;
     }
+    this.conn = d.connect && this.e2e !== null;
     if (d.kind === DESC_COLL) return this.fail(RE_UNSUPPORTED);
     if (d.length > this.cfg.maxTransfer) return this.fail(RE_TOO_LONG);
     if (d.kind === DESC_IMM_PUT || d.kind === DESC_MP) {
@@ -181,6 +240,7 @@ export class RdmaTx extends Component {
       this.dstAddr = d.kind === DESC_MP ? 0 : d.remoteAddr;
       this.beginStream(false);
       if (d.kind === DESC_MP) this.nPk = 1; // one packet carrying the whole 80-byte payload
+      if (this.conn) this.state = S_CONN;
       return;
     }
     this.op = d.kind === DESC_GET ? OP_GET : OP_PUT;
@@ -208,7 +268,7 @@ export class RdmaTx extends Component {
       this.buf = new Uint8Array(L);
       this.issueOff = 0;
     } else this.issueOff = L;
-    this.state = S_STREAM;
+    this.state = this.conn ? S_CONN : S_STREAM;
   }
 
   private packetOf(off: number): number {
@@ -279,8 +339,9 @@ export class RdmaTx extends Component {
       p.data = d.kind === DESC_MP ? this.buf : this.buf.subarray(off, end);
       if (d.kind === DESC_MP) p.last = true;
     }
+    if (this.conn) this.stamp(p, k);
     p.crc = packetCrc(p);
-    this.pktOut.push(p);
+    this.pkts.push(p);
     this.stats.packets.inc();
     this.stats.bytes.inc(p.data.length);
     this.sendK++;
@@ -310,8 +371,9 @@ export class RdmaTx extends Component {
     p.interrupt = d.interrupt;
     p.userTag = d.userTag;
     p.eventData = d.eventData;
+    if (this.conn) this.stamp(p, 0);
     p.crc = packetCrc(p);
-    this.pktOut.push(p);
+    this.pkts.push(p);
     this.stats.packets.inc();
     this.state = S_IDLE;
   }
@@ -335,17 +397,20 @@ export class RdmaTx extends Component {
         if (this.chk.step(this.mcReq, this.mcResp, this.xlIn)) {
           const code = this.chk.code;
           if (code !== 0) this.fail(code);
-          else if (this.op === OP_GET) this.state = S_STREAM; // the request goes out from there
-          else this.beginStream(true);
+          else if (this.op === OP_GET) {
+            // the request goes out from S_STREAM (over a connection: one packet)
+            this.nPk = 1;
+            this.state = this.conn ? S_CONN : S_STREAM;
+          } else this.beginStream(true);
         }
         break;
       case S_STREAM:
         if (this.op === OP_GET) {
-          if (this.pktOut.canPush()) this.sendGetRequest();
+          if (this.pkts.canPush()) this.sendGetRequest();
           break;
         }
         if (this.issueOff < this.len && this.readsInFlight < this.readsCap && this.readIn.canPush()) this.issueRead();
-        if (this.sendK < this.nPk && this.pending[this.sendK] === 0 && this.issueOff >= Math.min(this.len, this.packetStart(this.sendK + 1)) && this.pktOut.canPush()) {
+        if (this.sendK < this.nPk && this.pending[this.sendK] === 0 && this.issueOff >= Math.min(this.len, this.packetStart(this.sendK + 1)) && this.pkts.canPush() && this.windowOpen()) {
           this.sendPacket();
           if (this.sendK === this.nPk) this.completed();
         }
@@ -353,6 +418,20 @@ export class RdmaTx extends Component {
       case S_NOTIFY:
         if (this.out.drain(this.evOut, this.pktOut, null)) this.state = S_IDLE;
         break;
+      case S_CONN: {
+        const e = this.connErr;
+        if (e !== null) {
+          // a refused GET request that came over a connection: the error packet goes back over one
+          if (this.e2eOut!.canPush() && this.connect()) {
+            this.stamp(e, 0);
+            e.crc = packetCrc(e);
+            this.e2eOut!.push(e);
+            this.connErr = null;
+            this.state = S_IDLE;
+          }
+        } else if (this.connect()) this.state = S_STREAM;
+        break;
+      }
     }
     return this.state !== S_IDLE || this.descIn.canPop() || this.serveIn.canPop() || this.readsInFlight > 0 ? t + 1 : NEVER;
   }

@@ -31,6 +31,8 @@ export const RE_TOO_LONG = 18;
 export const RE_INCOMPLETE = 19;
 /** the target has no such VP */
 export const RE_BAD_VP = 20;
+/** a reliable (connect) transfer got no answer from its target within the retry limit (rtl/nic/e2e) */
+export const RE_E2E_FAILED = 22;
 export const RE_NAMES: Record<number, string> = {
   1: 'invalid_item',
   2: 'key_mismatch',
@@ -44,6 +46,8 @@ export const RE_NAMES: Record<number, string> = {
   18: 'too_long',
   19: 'incomplete',
   20: 'bad_vp',
+  21: 'unsupported',
+  22: 'e2e_failed',
 };
 
 /** A descriptor with the VP that submitted it (the HDQ / SDQ readout's output). */
