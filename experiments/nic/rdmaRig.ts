@@ -67,6 +67,9 @@ export class RdmaRig {
   constructor(readonly cfg: RigConfig) {
     const { vps, pioVps } = cfg;
     if (cfg.sdqRing * SDQ_ENTRY > SDQ_SLOT) throw new RangeError(`sdqRing must be at most ${SDQ_SLOT / SDQ_ENTRY}, got ${cfg.sdqRing}`);
+    for (const [k, n] of [[Q_EQ, cfg.eqSize], [Q_MPQ, cfg.mpqSize], [Q_INTQ, cfg.intqSize]] as const) {
+      if (!Number.isInteger(n) || n < 1 || (n & (n - 1)) !== 0 || n * Q_ENTRY_BYTES[k]! > QUEUE_SLOT) throw new RangeError(`${['eqSize', 'mpqSize', 'intqSize'][k]} must be a power of two of at most ${QUEUE_SLOT / Q_ENTRY_BYTES[k]!} entries, got ${n}`);
+    }
     this.hdqSlots = cfg.nic.hdqSlots ?? 4;
     this.posted = [new Float64Array(vps), new Float64Array(vps)];
     this.pair = buildNicPair(this.sim, { nic: { ...cfg.nic, vp: { pioVps, dmaVps: vps - pioVps }, queues: { ...cfg.nic.queues, epqEnabled: cfg.epq } }, link: cfg.link });

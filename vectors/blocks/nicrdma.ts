@@ -430,9 +430,10 @@ export function parseNicRdmaConfig(raw: { [k: string]: Json }): NicRdmaConfig {
   int('items', c.vps, 4096);
   int('maxPayload', 16, 4096);
   int('maxTransfer', 1, 1 << 24);
-  int('eqSize', 1, 4096);
-  int('mpqSize', 1, 4096);
-  int('intqSize', 1, 4096);
+  for (const k of ['eqSize', 'mpqSize', 'intqSize'] as const) {
+    int(k, 1, 4096);
+    if ((c[k] & (c[k] - 1)) !== 0) throw new InputError(`config.${k} must be a power of two, got ${c[k]}`);
+  }
   int('linkLatency', 1, 100000);
   int('attLatency', 1, 100000);
   return c;
