@@ -32,7 +32,8 @@ describe('mutation map', () => {
   });
 
   it('the longest prefix wins and blocks are source folders', () => {
-    expect(testsFor('rtl/nic/atc/atc.ts')).toEqual(['testbench/nic/**/*.test.ts']);
+    expect(testsFor('rtl/nic/atc/atc.ts')).toEqual(['testbench/nic/**/atc*.test.ts', 'testbench/nic/**/vectors.test.ts']);
+    expect(testsFor('rtl/nic/memcheck/memchecker.ts')).toEqual(['testbench/nic/**/*.test.ts']);
     expect(testsFor('rtl/nic/pcie/link.ts')).toEqual(['testbench/nicfe/**/*.test.ts']);
     expect(testsFor('models/nic/memcheckModel.ts')).toEqual(['testbench/nic/**/*.test.ts']);
     expect(testsFor('models/nic/pcieModel.ts')).toEqual(['testbench/nicfe/**/*.test.ts']);
