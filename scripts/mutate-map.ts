@@ -25,6 +25,10 @@ export const TEST_MAP: readonly (readonly [string, readonly string[]])[] = [
   ['rtl/examples/', KERNEL],
   ...['rtl/nic/atc/', 'models/nic/atcModel.ts', 'models/nic/atcCycleModel.ts', 'models/nic/cacheModel.ts', 'models/nic/missModel.ts'].map((p) => [p, ATC] as const),
   ...['rtl/nic/memcheck/', 'models/nic/memcheckModel.ts'].map((p) => [p, NIC] as const),
+  // NIC blocks whose tests live in testbench/nic/ (the front end's are in testbench/nicfe/)
+  ['rtl/nic/pcie/readMux.ts', ['testbench/nic/**/readMux.test.ts']],
+  ['rtl/nic/coll/', ['testbench/nic/**/coll.test.ts']],
+  ['rtl/nic/queues/', ['testbench/nic/**/queue*.test.ts']],
   ['rtl/nic/', NICFE],
   ['models/nic/', NICFE],
   ['rtl/sharp/alu/', ALU],
@@ -33,18 +37,23 @@ export const TEST_MAP: readonly (readonly [string, readonly string[]])[] = [
   ...['sharp', 'coredirect', 'gemini', 'hpu'].flatMap((b) => [[`rtl/${b}/`, tests(b)] as const, [`models/${b}/`, tests(b)] as const]),
 ];
 
-/** The test globs of a repository-relative source path, or undefined when no prefix maps it. */
-export function testsFor(path: string): readonly string[] | undefined {
+/** The TEST_MAP entry of a repository-relative source path (longest prefix), or undefined. */
+function entryFor(path: string): readonly [string, readonly string[]] | undefined {
   let best: readonly [string, readonly string[]] | undefined;
   for (const e of TEST_MAP) if (path.startsWith(e[0]) && (best === undefined || e[0].length > best[0].length)) best = e;
-  return best?.[1];
+  return best;
+}
+
+/** The test globs of a repository-relative source path, or undefined when no prefix maps it. */
+export function testsFor(path: string): readonly string[] | undefined {
+  return entryFor(path)?.[1];
 }
 
 /** A block: the files of one source folder, mutated in one Stryker run against one set of tests. */
 export interface MutationGroup {
   /** the source folder, e.g. "rtl/nic/atc" */
   folder: string;
-  /** file-system-safe name, e.g. "rtl-nic-atc" (report folder and incremental file) */
+  /** file-system-safe name, e.g. "rtl-nic-atc" (report folder and incremental file); a file mapped on its own: e.g. "rtl-nic-pcie-readMux" */
   name: string;
   files: string[];
   tests: readonly string[];
@@ -54,13 +63,16 @@ export interface MutationGroup {
 export function groupFiles(paths: readonly string[]): MutationGroup[] {
   const groups = new Map<string, MutationGroup>();
   for (const p of [...paths].sort()) {
-    const tests = testsFor(p);
-    if (tests === undefined) throw new Error(`${p}: no test folder is mapped to this file (add its folder to TEST_MAP in scripts/mutate-map.ts)`);
+    const e = entryFor(p);
+    if (e === undefined) throw new Error(`${p}: no test folder is mapped to this file (add its folder to TEST_MAP in scripts/mutate-map.ts)`);
+    const tests = e[1];
     const folder = p.slice(0, Math.max(0, p.lastIndexOf('/')));
-    const key = `${folder}|${tests.join(',')}`;
+    // a file mapped on its own (its own tests) is its own block, with its own report and incremental file
+    const name = (e[0].endsWith('.ts') ? e[0].slice(0, -3) : folder).replace(/\//g, '-');
+    const key = `${name}|${tests.join(',')}`;
     let g = groups.get(key);
     if (!g) {
-      g = { folder, name: folder.replace(/\//g, '-'), files: [], tests };
+      g = { folder, name, files: [], tests };
       groups.set(key, g);
     }
     g.files.push(p);

@@ -148,7 +148,9 @@ function runGroup(g: MutationGroup, o: Options): FileScore[] {
   const r = spawnSync(join(ROOT, 'node_modules/.bin/stryker'), ['run', cfgFile], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, MUTATE_TESTS: g.tests.join(',') } });
   if (r.status !== 0) throw new Error(`stryker failed on ${g.folder} (exit ${r.status ?? r.signal}); see the log above`);
   const report = JSON.parse(readFileSync(join(ROOT, dir, 'mutation.json'), 'utf8')) as Parameters<typeof scoresOf>[0];
-  const scores = scoresOf(report);
+  // with --incremental the report also holds the earlier results of the block's other files
+  // (Stryker keeps mutants outside the mutated files untested): score only the files of this run
+  const scores = scoresOf(report).filter((s) => g.files.includes(s.path));
   const survivors = survivorLines(report as Parameters<typeof survivorLines>[0]);
   writeFileSync(join(ROOT, dir, 'survivors.txt'), survivors.map((l) => `${l}\n`).join(''));
   process.stdout.write(`   ${g.folder}: ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);

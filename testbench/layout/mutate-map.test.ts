@@ -44,6 +44,12 @@ describe('mutation map', () => {
       ['rtl-kernel', ['rtl/kernel/reg.ts']],
       ['rtl-nic-atc', ['rtl/nic/atc/atc.ts', 'rtl/nic/atc/mshr.ts']],
     ]);
+    // a file with its own tests is its own block (own report and incremental file), apart from its folder's
+    const h = groupFiles(['rtl/nic/pcie/link.ts', 'rtl/nic/pcie/readMux.ts']);
+    expect(h.map((x) => [x.name, x.folder, x.files, x.tests])).toEqual([
+      ['rtl-nic-pcie', 'rtl/nic/pcie', ['rtl/nic/pcie/link.ts'], ['testbench/nicfe/**/*.test.ts']],
+      ['rtl-nic-pcie-readMux', 'rtl/nic/pcie', ['rtl/nic/pcie/readMux.ts'], ['testbench/nic/**/readMux.test.ts']],
+    ]);
     expect(() => groupFiles(['cli/main.ts'])).toThrow(/cli\/main.ts: no test folder is mapped/);
   });
 

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Rng, Simulator } from '../../rtl/kernel/index.ts';
-import { ATC_DEFAULTS, atcConfig, AtcReq, buildAtcWithHost, MSHR_DRAINING, MSHR_FREE, MSHR_PENDING, MshrFile, TagArray } from '../../rtl/nic/atc/index.ts';
+import { ATC_DEFAULTS, atcConfig, AtcReq, buildAtcWithHost, MSHR_DRAINING, MSHR_FREE, MSHR_PENDING, MshrFile, PreloadWrite, TagArray } from '../../rtl/nic/atc/index.ts';
 
 describe('ATC configuration: every field checked at its bounds', () => {
   it('the defaults are the documented ones', () => {
@@ -256,5 +256,14 @@ describe('ATC with host memory: names and address widths', () => {
     expect([c.att.vaBits, c.att.paBits]).toEqual([40, 48]);
     const d = buildAtcWithHost(new Simulator(), { entries: 16, ways: 2, paBits: 40 });
     expect([d.att.vaBits, d.att.paBits]).toEqual([48, 40]);
+  });
+});
+
+describe('ATC descriptors', () => {
+  it('a new request and preload write carry the documented "not set / not answered" values', () => {
+    // requesters tell an unanswered request by status, pfn, pa, acceptCycle and doneCycle -1, and a
+    // request the memory checker did not forward by source -1
+    expect({ ...new AtcReq() }).toEqual({ tag: 0, va: 0, physical: false, asid: 0, source: -1, part: 0, status: -1, pfn: -1, pa: -1, acceptCycle: -1, doneCycle: -1 });
+    expect({ ...new PreloadWrite() }).toEqual({ page: 0, asid: 0, pfn: 0, valid: true, result: -1 });
   });
 });
