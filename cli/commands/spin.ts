@@ -6,12 +6,15 @@
 import { bool, type CommandSpec, type FlagSpec, type FlagValues, list, num, str, UsageError } from '../args.ts';
 import { withProgress } from '../progress.ts';
 import { DMA_DISCRETE, DMA_INTEGRATED, SPIN_DEFAULTS, type SpinParams } from '../../rtl/hpu/spin/params.ts';
+import { HPU_ORGANISATIONS, type HpuOrganisation } from '../../rtl/hpu/core/coreBase.ts';
 import { runStream } from '../../experiments/hpu/spinLoad.ts';
 import { checkScenario, digestRun, newDigest, randomScenario, runScenario } from '../../experiments/hpu/spinCheck.ts';
 import { spinTable, TOLERANCE_PCT } from '../../experiments/hpu/spinTable.ts';
 import { spinSweep } from '../../experiments/hpu/spinSweep.ts';
 
 const HANDLER_HELP = 'handler: busy, work, pingpong, accumulate, unpack, histogram, probe, or the path of a handler ELF';
+
+const ORGANISATION_FLAG: FlagSpec = { name: 'organisation', type: 'string', default: SPIN_DEFAULTS.organisation, choices: HPU_ORGANISATIONS, help: 'the HPUs\' pipeline: five-stage, or ri5cy (PsPIN\'s RI5CY)' };
 
 const unitFlags: FlagSpec[] = [
   { name: 'clusters', type: 'int', default: SPIN_DEFAULTS.clusters, min: 1, max: 16, help: 'HPU clusters' },
@@ -21,10 +24,11 @@ const unitFlags: FlagSpec[] = [
   { name: 'dma', type: 'string', default: 'discrete', choices: ['discrete', 'integrated'], help: 'host DMA: discrete (L 250 ns, G 15.6 ps/bit) or integrated (50 ns, 6.7 ps/bit)' },
   { name: 'gap-ns', type: 'number', default: SPIN_DEFAULTS.linkGapNs, min: 0, max: 1e6, help: 'LogGP g of the link (0: packets back to back)' },
   { name: 'budget', type: 'int', default: SPIN_DEFAULTS.handlerBudget, min: 1, max: 2 ** 40, help: 'cycles a handler may run before its message fails' },
+  ORGANISATION_FLAG,
 ];
 
 function unitParams(f: FlagValues): Partial<SpinParams> {
-  return { clusters: num(f, 'clusters'), hpusPerCluster: num(f, 'hpus'), bufferedSlots: num(f, 'buffered'), freqHz: num(f, 'clock-ghz') * 1e9, linkGapNs: num(f, 'gap-ns'), handlerBudget: num(f, 'budget'), ...(str(f, 'dma') === 'integrated' ? DMA_INTEGRATED : DMA_DISCRETE) };
+  return { clusters: num(f, 'clusters'), hpusPerCluster: num(f, 'hpus'), bufferedSlots: num(f, 'buffered'), freqHz: num(f, 'clock-ghz') * 1e9, linkGapNs: num(f, 'gap-ns'), handlerBudget: num(f, 'budget'), organisation: str(f, 'organisation') as HpuOrganisation, ...(str(f, 'dma') === 'integrated' ? DMA_INTEGRATED : DMA_DISCRETE) };
 }
 
 function intList(f: FlagValues, name: string, lo: number, hi: number): number[] {
@@ -93,6 +97,7 @@ events, puts, host memory, final cycles): equal digests = the same runs, cycle f
     flags: [
       { name: 'runs', type: 'int', default: 100, min: 1, max: 1_000_000, help: 'scenarios' },
       { name: 'seed', type: 'int', default: 1, min: 1, max: 2 ** 31 - 1, help: 'first scenario seed' },
+      ORGANISATION_FLAG,
     ],
     run(f, io) {
       const runs = num(f, 'runs');
@@ -104,7 +109,7 @@ events, puts, host memory, final cycles): equal digests = the same runs, cycle f
       const hash = newDigest();
       withProgress(io, { label: 'spin check', total: runs, unit: 'scenarios' }, (update) => {
         for (let i = 0; i < runs && problems.length === 0; i++) {
-          const s = randomScenario(seed0 + i);
+          const s = randomScenario(seed0 + i, str(f, 'organisation') as HpuOrganisation);
           const u = runScenario(s);
           handlers += u.records.length;
           dropped += u.scheduler.dropped;
@@ -165,7 +170,8 @@ simulated time T at each packet size (discrete DMA). docs/hpu.md explains the di
     path: ['spin', 'sweep'],
     summary: 'sweep HPUs, clusters, clock, handler and packet size: handler time, drops, throughput per point',
     details: `
-Every combination of --hpus (per cluster), --clusters, --clock-ghz, --handler and --sizes runs a
+Every combination of --hpus (per cluster), --clusters, --clock-ghz, --handler, --sizes and
+--organisation (the HPUs' pipeline) runs a
 stream of --packets packets at line rate (as spin run) and reports the handler time, the packets
 dropped by flow control, link pauses, latency and delivered throughput; 'sustains' is true when
 nothing was dropped or paused and no message failed.`,
@@ -177,6 +183,7 @@ nothing was dropped or paused and no message failed.`,
       { name: 'sizes', type: 'list', default: ['64', '512', '4096'], help: 'packet payload sizes in bytes' },
       { name: 'packets', type: 'int', default: 128, min: 1, max: 1_000_000, help: 'packets per point' },
       { name: 'spin', type: 'int', default: 0, min: 0, max: 2 ** 31 - 1, help: 'the busy handler\'s iterations per packet' },
+      { name: 'organisation', type: 'list', default: [SPIN_DEFAULTS.organisation], choices: HPU_ORGANISATIONS, help: 'the HPUs\' pipelines: five-stage, ri5cy' },
     ],
     run(f, io) {
       const clocks = list(f, 'clock-ghz').map((s) => {
@@ -184,15 +191,15 @@ nothing was dropped or paused and no message failed.`,
         if (!(v >= 0.01 && v <= 10)) throw new UsageError(`--clock-ghz: '${s}' is not a number in 0.01..10`);
         return v;
       });
-      const spec = { hpus: intList(f, 'hpus', 1, 64), clusters: intList(f, 'clusters', 1, 16), clocks, handlers: list(f, 'handler'), sizes: intList(f, 'sizes', 1, 4096), packets: num(f, 'packets'), spin: num(f, 'spin') };
-      const total = spec.hpus.length * spec.clusters.length * clocks.length * spec.handlers.length * spec.sizes.length;
+      const spec = { hpus: intList(f, 'hpus', 1, 64), clusters: intList(f, 'clusters', 1, 16), clocks, handlers: list(f, 'handler'), sizes: intList(f, 'sizes', 1, 4096), packets: num(f, 'packets'), spin: num(f, 'spin'), organisations: list(f, 'organisation') as HpuOrganisation[] };
+      const total = spec.hpus.length * spec.clusters.length * clocks.length * spec.handlers.length * spec.sizes.length * spec.organisations.length;
       const points = withProgress(io, { label: 'spin sweep', total, unit: 'points' }, (update) => spinSweep(spec, update));
       if (bool(f, 'json')) {
         io.out(JSON.stringify({ points }) + '\n');
         return 0;
       }
-      io.out(`${'handler'.padEnd(12)}${'bytes'.padStart(6)}${'clus'.padStart(5)}${'hpus'.padStart(5)}${'GHz'.padStart(5)}${'handler ns'.padStart(12)}${'dropped'.padStart(9)}${'Gbit/s'.padStart(9)}${'failed'.padStart(8)}  sustains\n`);
-      for (const p of points) io.out(`${p.handler.padEnd(12)}${String(p.bytes).padStart(6)}${String(p.clusters).padStart(5)}${String(p.hpus).padStart(5)}${String(p.clock_ghz).padStart(5)}${fmt(p.handler_ns).padStart(12)}${String(p.dropped_packets).padStart(9)}${fmt(p.delivered_gbps).padStart(9)}${String(p.failed_messages).padStart(8)}  ${p.sustains}\n`);
+      io.out(`${'handler'.padEnd(12)}${'pipeline'.padStart(11)}${'bytes'.padStart(6)}${'clus'.padStart(5)}${'hpus'.padStart(5)}${'GHz'.padStart(5)}${'handler ns'.padStart(12)}${'dropped'.padStart(9)}${'Gbit/s'.padStart(9)}${'failed'.padStart(8)}  sustains\n`);
+      for (const p of points) io.out(`${p.handler.padEnd(12)}${p.organisation.padStart(11)}${String(p.bytes).padStart(6)}${String(p.clusters).padStart(5)}${String(p.hpus).padStart(5)}${String(p.clock_ghz).padStart(5)}${fmt(p.handler_ns).padStart(12)}${String(p.dropped_packets).padStart(9)}${fmt(p.delivered_gbps).padStart(9)}${String(p.failed_messages).padStart(8)}  ${p.sustains}\n`);
       return 0;
     },
   },

@@ -10,6 +10,7 @@ import { Rng } from '../../rtl/kernel/index.ts';
 import { SpinUnit } from '../../rtl/hpu/spin/unit.ts';
 import { DONE_OK, HANDLER_COMPLETION, HANDLER_HEADER, HANDLER_PAYLOAD, type MatchEntry, type SpinPacket } from '../../rtl/hpu/spin/types.ts';
 import type { SpinParams } from '../../rtl/hpu/spin/params.ts';
+import type { HpuOrganisation } from '../../rtl/hpu/core/coreBase.ts';
 import { goldenAccumulate, goldenHistogram, goldenPingpong, goldenProbeValue, goldenUnpack, type GoldenMessage } from '../../models/spin/golden.ts';
 import { interleave, matchEntry, type MessageSpec } from './spinTraffic.ts';
 
@@ -44,8 +45,8 @@ function randomDouble(rng: Rng): number {
   return (rng.int(2) ? -1 : 1) * m * 2 ** e;
 }
 
-/** A random scenario from a seed (deterministic). */
-export function randomScenario(seed: number): Scenario {
+/** A random scenario from a seed (deterministic); `organisation` sets the HPUs' pipeline (default: SpinParams' default). */
+export function randomScenario(seed: number, organisation?: HpuOrganisation): Scenario {
   const rng = new Rng(seed);
   const clusters = 1 + rng.int(3);
   const params: Partial<SpinParams> = {
@@ -57,6 +58,7 @@ export function randomScenario(seed: number): Scenario {
     hostBytes: 1 << 20,
     handlerBudget: 200_000,
     ...(rng.int(2) ? { dmaLatencyNs: 50, dmaPsPerBit: 6.7 } : {}),
+    ...(organisation !== undefined ? { organisation } : {}),
   };
   const n = 1 + rng.int(5);
   const host = new Uint8Array(1 << 20);

@@ -34,7 +34,7 @@ export interface SpinTable {
 }
 
 /** PsPIN's organisation: 4 x 8 HPUs at 1 GHz, packets back to back at 400 Gb/s (no LogGP g), single-cycle CAM. */
-export const PSPIN_PARAMS: Partial<SpinParams> = { clusters: 4, hpusPerCluster: 8, linkGapNs: 0, camNs: 0 };
+export const PSPIN_PARAMS: Partial<SpinParams> = { clusters: 4, hpusPerCluster: 8, linkGapNs: 0, camNs: 0, organisation: 'ri5cy' };
 /**
  * The seed's budget setting: 8 HPUs at the seed's HPU clock (its simulation ran the HPUs at
  * 2.5 GHz), 4 buffered slots, LogGP g = 6.7 ns, G = 2.5 ps.
@@ -75,22 +75,22 @@ export function spinTable(opts: { packets?: number; onRow?: (what: string) => vo
   };
   const fails = (b: { failRun: StreamResult | null }): string => (b.failRun === null ? '' : `; one step more (${r1(b.failRun.handlerNs)} ns) drops`);
   const b64 = bestBudget({ pktBytes: 64, packets: n, perMessage: n, params: SEED8 });
-  row('8 HPUs, any packet size: handler budget', 'seed 002', 53, b64.b.run.handlerNs, 'ns', `longest handler with no drop over ${n} 64 B packets at g = 6.7 ns, 8 HPUs at the seed's 2.5 GHz, 4 buffered slots (${b64.gen} ${b64.b.spin}${fails(b64.b)})`);
+  row('8 HPUs, any packet size: handler budget', 'seed 002', 53, b64.b.run.handlerNs, 'ns', `longest handler with no drop over ${n} 64 B packets at g = 6.7 ns, 8 five-stage HPUs at the seed's 2.5 GHz, 4 buffered slots (${b64.gen} ${b64.b.spin}${fails(b64.b)})`);
   const b4k = bestBudget({ pktBytes: 4096, packets: n, perMessage: n, params: SEED8 });
-  row('8 HPUs, 4 KiB packets: handler budget', 'seed 002', 650, b4k.b.run.handlerNs, 'ns', `longest handler with no drop over ${n} 4 KiB packets at 400 Gb/s, 8 HPUs at 2.5 GHz, 4 buffered slots (${b4k.gen} ${b4k.b.spin}${fails(b4k.b)})`);
+  row('8 HPUs, 4 KiB packets: handler budget', 'seed 002', 650, b4k.b.run.handlerNs, 'ns', `longest handler with no drop over ${n} 4 KiB packets at 400 Gb/s, 8 five-stage HPUs at 2.5 GHz, 4 buffered slots (${b4k.gen} ${b4k.b.spin}${fails(b4k.b)})`);
   const ps = bestBudget({ pktBytes: 64, packets: 2 * n, perMessage: 2 * n, params: PSPIN_PARAMS });
-  row('32 HPUs, 64 B packets at 400 Gb/s: handler budget', 'PsPIN', 26, ps.b.run.handlerNs, 'ns', `longest handler with no drop over ${2 * n} back-to-back 64 B packets, 4 x 8 HPUs at 1 GHz, 12 buffered slots per cluster (${ps.gen} ${ps.b.spin}${fails(ps.b)})`);
+  row('32 HPUs, 64 B packets at 400 Gb/s: handler budget', 'PsPIN', 26, ps.b.run.handlerNs, 'ns', `longest handler with no drop over ${2 * n} back-to-back 64 B packets, 4 x 8 RI5CY HPUs at 1 GHz, 12 buffered slots per cluster (${ps.gen} ${ps.b.spin}${fails(ps.b)})`);
   // a 29-instruction handler: the straight-line work handler (IPC 1 code, as the seed assumes of handlers) with as many instructions as make 29 in all
   const base = runStream({ handler: 'work', spin: 0, pktBytes: 64, packets: 1, params: PSPIN_PARAMS }).instructions;
   const work29 = Math.max(0, 29 - base);
   const lat = runStream({ handler: 'work', spin: work29, pktBytes: 64, packets: 2 * n, perMessage: 2 * n, params: PSPIN_PARAMS });
-  row('29-instruction handler time', 'PsPIN', 38, lat.handlerNs, 'ns', `work handler, ${work29} straight-line instructions (${r1(lat.instructions)} in all incl. crt0 and exit), 1 GHz`);
-  const how = `first bit on the NIC to the end of its handler, ${2 * n} back-to-back 64 B packets, the ${r1(lat.instructions)}-instruction work handler, 4 x 8 HPUs (${lat.droppedPackets} packets dropped by flow control, not counted)`;
+  row('29-instruction handler time', 'PsPIN', 38, lat.handlerNs, 'ns', `work handler, ${work29} straight-line instructions (${r1(lat.instructions)} in all incl. crt0 and exit), RI5CY at 1 GHz`);
+  const how = `first bit on the NIC to the end of its handler, ${2 * n} back-to-back 64 B packets, the ${r1(lat.instructions)}-instruction work handler, 4 x 8 RI5CY HPUs (${lat.droppedPackets} packets dropped by flow control, not counted)`;
   row('packet latency, min', 'PsPIN', 108, lat.latencyMinNs, 'ns', how);
   row('packet latency, mean', 'PsPIN', 119.75, lat.latencyMeanNs, 'ns', how);
   row('packet latency, max', 'PsPIN', 155, lat.latencyMaxNs, 'ns', how);
   const pp = runStream({ handler: 'pingpong', pktBytes: 1024, packets: n, perMessage: 16, params: { ...PSPIN_PARAMS, hpuMemBytes: 16384 } });
-  row('1 KiB ping-pong throughput', 'PsPIN', 443.2, pp.putGbps, 'Gbit/s', `pong puts from HPU memory, ${n} back-to-back 1 KiB pings, 4 x 8 HPUs`);
+  row('1 KiB ping-pong throughput', 'PsPIN', 443.2, pp.putGbps, 'Gbit/s', `pong puts from HPU memory, ${n} back-to-back 1 KiB pings, 4 x 8 RI5CY HPUs`);
   // the seed's "Number of HPUs Needed" plot
   const hpusNeeded: HpusNeededRow[] = [];
   for (const s of TABLE_SIZES) {

@@ -46,12 +46,21 @@ describe('netoffload spin', () => {
     expect(list.code).toBe(2);
     expect(list.err).toMatch(/--sizes: 'x' is not an integer/);
     expect((await cli(['spin', 'run', '--bytes', '5000'])).code).toBe(2);
+    const org = await cli(['spin', 'run', '--organisation', 'r5']);
+    expect(org.code).toBe(2);
+    expect(org.err).toMatch(/--organisation/);
+    const orgs = await cli(['spin', 'sweep', '--organisation', 'ri5cy,x']);
+    expect(orgs.code).toBe(2);
+    expect(orgs.err).toMatch(/--organisation/);
   });
 
   it('spin check passes on a few scenarios', async () => {
     const r = await cli(['spin', 'check', '--runs', '3', '--seed', '9', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({ runs: 3, pass: true, problems: [] });
+    const ri = await cli(['spin', 'check', '--runs', '3', '--seed', '9', '--json', '--organisation', 'ri5cy']);
+    expect(JSON.parse(ri.out)).toMatchObject({ runs: 3, pass: true, problems: [] });
+    expect(JSON.parse(ri.out).digest).not.toBe(JSON.parse(r.out).digest); // other pipelines, other cycles
   });
 
   it('spin sweep --json gives one point per combination', async () => {
@@ -59,6 +68,11 @@ describe('netoffload spin', () => {
     expect(r.code).toBe(0);
     const pts = JSON.parse(r.out).points;
     expect(pts).toHaveLength(4);
-    expect(pts[0]).toMatchObject({ handler: 'busy', bytes: 64, clusters: 1, hpus: 2 });
+    expect(pts[0]).toMatchObject({ handler: 'busy', bytes: 64, clusters: 1, hpus: 2, organisation: 'five-stage' });
+    const both = JSON.parse((await cli(['spin', 'sweep', '--hpus', '2', '--clusters', '1', '--handler', 'work', '--sizes', '64', '--packets', '8', '--spin', '5', '--organisation', 'five-stage,ri5cy', '--json'])).out).points;
+    expect(both.map((p: { organisation: string }) => p.organisation)).toEqual(['five-stage', 'ri5cy']);
+    expect(both[1].handler_ns).toBeLessThan(both[0].handler_ns); // four stages, jumps in decode
+    const run = JSON.parse((await cli(['spin', 'run', '--handler', 'work', '--spin', '5', '--bytes', '64', '--packets', '8', '--organisation', 'ri5cy', '--json'])).out);
+    expect(run.handlerNs).toBe(both[1].handler_ns);
   });
 });

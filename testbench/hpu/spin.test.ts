@@ -13,6 +13,7 @@ import { InputError } from '../../rtl/kernel/errors.ts';
 import { SpinUnit } from '../../rtl/hpu/spin/unit.ts';
 import { HANDLER_PAYLOAD } from '../../rtl/hpu/spin/types.ts';
 import { checkScenario, randomScenario, runScenario } from '../../experiments/hpu/spinCheck.ts';
+import { HPU_ORGANISATIONS } from '../../rtl/hpu/core/coreBase.ts';
 import { interleave, loadHandler, matchEntry, type MessageSpec } from '../../experiments/hpu/spinTraffic.ts';
 import { parseElf } from '../../models/hpu/elf.ts';
 import { goldenAccumulate } from '../../models/spin/golden.ts';
@@ -30,10 +31,10 @@ function probeMessage(msgId: number, tag: number, ops: [number, number][], sendC
 }
 
 describe('sPIN runtime: random scenarios against the orderings and the golden model', () => {
-  it('orderings, flow control and handler results hold for any arrival, duration and HPU count', () => {
+  it('orderings, flow control and handler results hold for any arrival, duration, HPU count and pipeline organisation', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 2 ** 31 - 1 }), (seed) => {
-        const s = randomScenario(seed);
+      fc.property(fc.integer({ min: 1, max: 2 ** 31 - 1 }), fc.constantFrom(...HPU_ORGANISATIONS), (seed, organisation) => {
+        const s = randomScenario(seed, organisation);
         const u = runScenario(s);
         expect(checkScenario(s, u)).toEqual([]);
       }),
