@@ -106,6 +106,8 @@ describe('Simulator', () => {
     expect(() => new NumFifo(wc, 2, { name: 'v' })).toThrow(/duplicate path w\.v/);
     // the simulator's own scope (also as a plain scope with an empty path)
     expect(() => new NumChannel({ sim, path: '' }, 'w')).toThrow(/duplicate path w$/);
+    new NumChannel({ sim, path: '' }, 'late');
+    expect(() => new Timer(sim, 'late', [])).toThrow(/duplicate component path late/);
     new NumChannel(sim, 'top');
     expect(() => new Timer(sim, 'top', [])).toThrow(/duplicate component path top/);
     expect(() => new NumChannel(sim, 'a')).toThrow(/duplicate path a$/);
