@@ -25,8 +25,8 @@ function axisValues(f: FlagValues): { [K in keyof SweepPoint]: number[] } {
 const opt = (v: number | null): string => (v === null ? '-' : v.toFixed(0));
 
 function table(rows: SweepRow[]): string {
-  const head = ['pio', 'dma', 'depth', 'reads', 'tx-reads', 'pcie ns', 'p50 ns', 'p90 ns', 'p99 ns', 'max ns', 'p50 pio', 'p50 dma', 'GB/s', 'Mops'];
-  const body = rows.map((r) => [r.pio_vps, r.dma_vps, r.depth, r.max_reads, r.tx_reads, r.pcie_ns, r.p50_ns, r.p90_ns, r.p99_ns, r.max_ns].map((x) => x.toFixed(0)).concat([opt(r.p50_pio_ns), opt(r.p50_dma_ns), r.gbps.toFixed(2), r.mops.toFixed(2)]));
+  const head = ['pio', 'dma', 'depth', 'reads', 'tx-reads', 'pcie ns', 'tx ctx', 'rx ctx', 'p50 ns', 'p90 ns', 'p99 ns', 'max ns', 'p50 pio', 'p50 dma', 'GB/s', 'Mops'];
+  const body = rows.map((r) => [r.pio_vps, r.dma_vps, r.depth, r.max_reads, r.tx_reads, r.pcie_ns, r.tx_contexts, r.rx_contexts, r.p50_ns, r.p90_ns, r.p99_ns, r.max_ns].map((x) => x.toFixed(0)).concat([opt(r.p50_pio_ns), opt(r.p50_dma_ns), r.gbps.toFixed(2), r.mops.toFixed(2)]));
   const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: string[]): string => `| ${cells.map((c, i) => c.padStart(w[i]!)).join(' | ')} |\n`;
   return line(head) + `| ${w.map((x) => '-'.repeat(x - 1) + ':').join(' | ')} |\n` + body.map(line).join('');
@@ -38,7 +38,8 @@ export const commands: CommandSpec[] = [
     summary: 'design sweep of two NICs under a multi-process load: latency percentiles and bandwidth per configuration',
     details: `
 For every combination of the listed values (PIO and DMA VP counts, SDQ buffer depth, SDQ
-descriptor reads outstanding, transmit-engine payload reads in flight, PCIe one-way latency),
+descriptor reads outstanding, transmit-engine payload reads in flight, PCIe one-way latency,
+sender and receiver contexts of the reliable end-to-end layer, which matter with --connect),
 builds two NICs on a link (docs/nic-rdma.md, "Design sweep") and runs --procs processes at once
 on node 0: process p uses VP p mod VPs (PIO VPs first) and writes --ops messages to the same VP
 of node 1, at most --window outstanding, sizes drawn from --mix with --seed (mixed: 40 % 8-64 B
@@ -53,11 +54,12 @@ give the same output.`,
       { name: 'ops', type: 'int', default: SWEEP_LOAD_DEFAULTS.ops, min: 1, max: 100000, help: 'operations per process' },
       { name: 'window', type: 'int', default: SWEEP_LOAD_DEFAULTS.window, min: 1, max: 4, help: 'operations a process keeps outstanding' },
       { name: 'mix', type: 'string', default: SWEEP_LOAD_DEFAULTS.mix, choices: MIX_NAMES, help: 'message sizes: mixed, small (8-64 B) or large (16-64 KiB)' },
+      { name: 'connect', type: 'bool', help: 'the writes use the reliable end-to-end protocol (connect flag): contexts, ACKs, retransmission' },
       { name: 'seed', type: 'int', default: SWEEP_LOAD_DEFAULTS.seed, min: 0, max: 2 ** 32 - 1, help: 'seed of the message sizes' },
     ],
     run(f, io) {
       const points = sweepPoints(axisValues(f));
-      const load = { procs: num(f, 'procs'), ops: num(f, 'ops'), window: num(f, 'window'), mix: str(f, 'mix'), seed: num(f, 'seed') };
+      const load = { procs: num(f, 'procs'), ops: num(f, 'ops'), window: num(f, 'window'), mix: str(f, 'mix'), seed: num(f, 'seed'), connect: bool(f, 'connect') };
       for (const p of points) {
         try {
           checkPoint(p, load);
@@ -76,7 +78,7 @@ give the same output.`,
         io.out(JSON.stringify({ load, rows }) + '\n');
         return 0;
       }
-      io.out(`${load.procs} processes x ${load.ops} operations (window ${load.window}, ${load.mix} sizes, seed ${load.seed}); latency from ready to the remote event landing\n\n`);
+      io.out(`${load.procs} processes x ${load.ops} operations (window ${load.window}, ${load.mix} sizes, seed ${load.seed}${load.connect ? ', connect' : ', connectless'}); latency from ready to the remote event landing\n\n`);
       io.out(table(rows));
       return 0;
     },

@@ -32,6 +32,9 @@ export interface SweepPoint {
   txReads: number;
   /** PCIe one-way latency (ns) */
   pcieNs: number;
+  /** sender and receiver contexts of the reliable end-to-end layer (they matter with `connect`) */
+  txContexts: number;
+  rxContexts: number;
 }
 
 export interface SweepAxis {
@@ -51,6 +54,8 @@ export const SWEEP_AXES: readonly SweepAxis[] = [
   { key: 'maxReads', flag: 'max-reads', help: 'SDQ descriptor reads outstanding on PCIe', defaults: [8], min: 1, max: 256 },
   { key: 'txReads', flag: 'tx-reads', help: 'payload reads the transmit engine keeps in flight', defaults: [16], min: 1, max: 256 },
   { key: 'pcieNs', flag: 'pcie-ns', help: 'PCIe one-way latency (ns)', defaults: [100], min: 0, max: 100000 },
+  { key: 'txContexts', flag: 'tx-contexts', help: 'sender contexts of the reliable end-to-end layer (with --connect)', defaults: [16], min: 1, max: 1024 },
+  { key: 'rxContexts', flag: 'rx-contexts', help: 'receiver contexts of the reliable end-to-end layer (with --connect)', defaults: [16], min: 1, max: 1024 },
 ];
 
 /** message size mixes: [weight, smallest, largest] bytes, drawn log-uniformly in the range */
@@ -76,9 +81,11 @@ export interface SweepLoad {
   window: number;
   mix: string;
   seed: number;
+  /** the writes use the reliable end-to-end protocol (descriptors with the connect flag) */
+  connect: boolean;
 }
 
-export const SWEEP_LOAD_DEFAULTS: Readonly<SweepLoad> = { procs: 40, ops: 8, window: 2, mix: 'mixed', seed: 1 };
+export const SWEEP_LOAD_DEFAULTS: Readonly<SweepLoad> = { procs: 40, ops: 8, window: 2, mix: 'mixed', seed: 1, connect: false };
 
 export interface SweepRow {
   pio_vps: number;
@@ -87,6 +94,8 @@ export interface SweepRow {
   max_reads: number;
   tx_reads: number;
   pcie_ns: number;
+  tx_contexts: number;
+  rx_contexts: number;
   operations: number;
   bytes: number;
   p50_ns: number;
@@ -115,7 +124,7 @@ const WARM_EXTRA = 1024;
 /** simulated cycles a run may take */
 const CAP = 2e8;
 
-/** A run that went wrong: an error event, or a completion out of order, in a target EQ. */
+/** A run that went wrong: an error event, or a completion no operation waits for, in a target EQ. */
 export class SweepFailure extends Error {}
 
 /** events one VP's EQ gets: its processes' operations and warm-ups (nothing consumes them) */
@@ -127,6 +136,7 @@ function eventsPerVp(p: SweepPoint, load: SweepLoad): number {
 export function checkPoint(p: SweepPoint, load: SweepLoad): void {
   const n = eventsPerVp(p, load);
   if (n > 32768) throw new RangeError(`ceil(procs / VPs) x (ops + 1) must be at most 32768 (the events one VP's EQ holds), got ${n} with ${p.pioVps + p.dmaVps} VPs`);
+  if (load.procs * (load.ops + 1) > 65536) throw new RangeError(`procs x (ops + 1) must be at most 65536 (operations are told apart by their 16-bit user tag), got ${load.procs * (load.ops + 1)}`);
   if (p.pioVps + p.dmaVps > 256) throw new RangeError(`PIO + DMA VPs must be at most 256, got ${p.pioVps + p.dmaVps}`);
 }
 
@@ -146,6 +156,7 @@ function rigConfig(p: SweepPoint, load: SweepLoad, maxBytes: number): RigConfig 
       sdq: { depth: p.depth, maxReads: p.maxReads },
       rdma: { maxReads: p.txReads, maxTransfer: Math.max(65536, maxBytes + WARM_EXTRA) },
       pcie: { flightNs: p.pcieNs },
+      e2e: { senderContexts: p.txContexts, receiverContexts: p.rxContexts },
       atc: { entries: 4096, ways: 8 },
     },
     link: {},
@@ -208,6 +219,8 @@ export function runSweepPoint(p: SweepPoint, load: SweepLoad): SweepRow {
     rig.setItem(1, vp, { valid: true, key: 200 + vp, read: true, write: true, basePage: bufVa(TARGET_VA, vp) / 4096, topPage: bufVa(TARGET_VA, vp + 1) / 4096 - 1, vp, physical: false });
   }
   /** operation k of process q; k = -1 is its warm-up: one PUT over every page its operations touch */
+  /** user tag of operation k of process q (k = -1: its warm-up): unique, procs x (ops + 1) <= 65536 */
+  const tagOf = (q: number, k: number): number => q * (load.ops + 1) + k + 1;
   const descOf = (q: number, k: number): Uint8Array => {
     const vp = q % vps;
     const n = k < 0 ? Math.max(...sizes[q]!) + WARM_EXTRA : sizes[q]![k]!;
@@ -215,8 +228,9 @@ export function runSweepPoint(p: SweepPoint, load: SweepLoad): SweepRow {
     const d = blankDesc(imm ? DESC_IMM_PUT : DESC_PUT, imm && n > 16 ? 128 : undefined);
     d.dstNode = 1;
     d.dstVp = vp;
-    d.userTag = (q * load.ops + k) & 0xffff;
+    d.userTag = tagOf(q, k);
     d.remoteEvent = true;
+    d.connect = load.connect;
     d.length = n;
     // each process writes its own slice of the VP's buffers
     const slot = Math.floor(q / vps) * SLOT + (k < 0 ? 0 : 64 * (k % 16));
@@ -234,7 +248,8 @@ export function runSweepPoint(p: SweepPoint, load: SweepLoad): SweepRow {
   // completions: remote events landing in node 1's EQs; per VP, operations complete in posting order
   const eq0 = queueBase(Q_EQ, 0, vps);
   const eqSlot = queueBase(Q_EQ, 1, vps) - eq0;
-  const fifo: { q: number; k: number; ready: number }[][] = Array.from({ length: vps }, () => []);
+  // operations posted and not complete, by user tag (with the reliable protocol a VP's operations may complete out of order)
+  const pending = new Map<number, { q: number; k: number; ready: number }>();
   const latency = new Float64Array(load.procs * load.ops);
   const onPio: boolean[] = [];
   let done = 0;
@@ -251,12 +266,13 @@ export function runSweepPoint(p: SweepPoint, load: SweepLoad): SweepRow {
       errors++;
       return;
     }
-    const op = fifo[vp]!.shift();
-    if (op === undefined) {
+    const tag = data[4]! | (data[5]! << 8);
+    const op = pending.get(tag);
+    if (op === undefined || op.q % vps !== vp) {
       errors++;
       return;
     }
-    if ((data[4]! | (data[5]! << 8)) !== ((op.q * load.ops + op.k) & 0xffff)) errors++;
+    pending.delete(tag);
     if (op.k < 0) {
       warm++;
       return;
@@ -272,7 +288,7 @@ export function runSweepPoint(p: SweepPoint, load: SweepLoad): SweepRow {
   let warm = 0;
   for (let q = 0; q < load.procs; q++) {
     rig.post(0, q % vps, descOf(q, -1));
-    fifo[q % vps]!.push({ q, k: -1, ready: 0 });
+    pending.set(tagOf(q, -1), { q, k: -1, ready: 0 });
   }
   sim.runUntil(() => warm === load.procs || errors > 0, CAP);
   rig.settle();
@@ -289,7 +305,7 @@ export function runSweepPoint(p: SweepPoint, load: SweepLoad): SweepRow {
           blocked = true;
           break;
         }
-        fifo[vp]!.push({ q, k: next[q]!, ready: slots[q]!.shift()! });
+        pending.set(tagOf(q, next[q]!), { q, k: next[q]!, ready: slots[q]!.shift()! });
         outstanding[q]!++;
         next[q]!++;
       }
@@ -302,7 +318,7 @@ export function runSweepPoint(p: SweepPoint, load: SweepLoad): SweepRow {
     if (errors > 0) break;
     if (sim.cycle - t0 > CAP) throw new SweepFailure(`nic sweep: ${total - done} operations not complete after ${CAP} cycles`);
   }
-  if (errors > 0) throw new SweepFailure(`nic sweep: an unexpected event (an error, or out of order) in a target EQ at cycle ${sim.cycle}`);
+  if (errors > 0) throw new SweepFailure(`nic sweep: an unexpected event (an error, or a completion no operation waits for) in a target EQ at cycle ${sim.cycle}`);
   const sorted = Float64Array.from(latency).sort();
   const med = (pio: boolean): number | null => {
     const v = Float64Array.from(latency.filter((_, i) => onPio[i] === pio)).sort();
@@ -317,6 +333,8 @@ export function runSweepPoint(p: SweepPoint, load: SweepLoad): SweepRow {
     max_reads: p.maxReads,
     tx_reads: p.txReads,
     pcie_ns: p.pcieNs,
+    tx_contexts: p.txContexts,
+    rx_contexts: p.rxContexts,
     operations: total,
     bytes,
     p50_ns: sim.cyclesToNs(pct(sorted, 0.5)),
