@@ -26,8 +26,8 @@ export const TEST_MAP: readonly (readonly [string, readonly string[]])[] = [
   ...['rtl/nic/atc/', 'models/nic/atcModel.ts', 'models/nic/atcCycleModel.ts', 'models/nic/cacheModel.ts', 'models/nic/missModel.ts'].map((p) => [p, ATC] as const),
   ...['rtl/nic/memcheck/', 'models/nic/memcheckModel.ts'].map((p) => [p, NIC] as const),
   // NIC blocks whose tests live in testbench/nic/ (the front end's are in testbench/nicfe/)
-  ['rtl/nic/pcie/readMux.ts', ['testbench/nic/**/readMux.test.ts']],
-  ['rtl/nic/coll/', ['testbench/nic/**/coll.test.ts']],
+  ['rtl/nic/pcie/readMux.ts', ['testbench/nic/**/readMux*.test.ts']],
+  ['rtl/nic/coll/', ['testbench/nic/**/coll*.test.ts']],
   ['rtl/nic/queues/', ['testbench/nic/**/queue*.test.ts']],
   ['rtl/nic/', NICFE],
   ['models/nic/', NICFE],
