@@ -28,6 +28,7 @@ export const TEST_MAP: readonly (readonly [string, readonly string[]])[] = [
   // NIC blocks whose tests live in testbench/nic/ (the front end's are in testbench/nicfe/)
   ['rtl/nic/pcie/readMux.ts', ['testbench/nic/**/readMux*.test.ts']],
   ['rtl/nic/coll/', ['testbench/nic/**/coll*.test.ts']],
+  ['rtl/nic/e2e/', ['testbench/nic/**/e2e*.test.ts']],
   ['rtl/nic/queues/', ['testbench/nic/**/queue*.test.ts']],
   ['rtl/nic/', NICFE],
   ['models/nic/', NICFE],

@@ -198,6 +198,20 @@ describe('reliable end-to-end: faults below it', () => {
     );
   });
 
+  it('a sender that gives up mid-connection: its transfer ends e2e_failed (the model predicts it) and the receiver context it held expires after rxIdle', () => {
+    const w = world({}, { ...SMALL, timeout: 200, retries: 2, rxIdle: 3000 });
+    // the link dies for good right after the first CONN_ACK reaches node 0: the receiver holds a context for a sender it will never hear again
+    w.pair.link.onDeliver = (p) => {
+      if (p.kind === 6) w.pair.link.cfg.dropProb = 1;
+    };
+    w.model.linkCut = true;
+    const s: DescSpec = { me: 0, kind: 'put', vp: 1, dstVp: 2, localItem: -1, remoteItem: -1, localKeyOk: true, remoteKeyOk: true, localOff: 0, remoteOff: 0, len: 3000, smallLen: 1, flags: 3, tag: 8, fill: 0, connect: true };
+    w.submit(0, 1, build(s));
+    w.compare();
+    allFree(w);
+    expect([count(w, 'nic1.e2erx.conn_accepted'), count(w, 'nic1.e2erx.expired'), count(w, 'nic1.e2erx.closed'), count(w, 'nic0.e2etx.failed')]).toEqual([1, 1, 0, 1]);
+  });
+
   it('a dead link: every connect transfer ends with one e2e_failed error event after its retries (the model predicts it), nothing reaches the target, every context is freed', () => {
     const w = world({}, { ...SMALL, timeout: 200, retries: 3 });
     w.pair.link.cfg.dropProb = 1;
