@@ -2,9 +2,18 @@ import { pathToFileURL } from 'node:url';
 import { CheckFailed, checkOutputs, commandHelp, type CommandIO, type CommandSpec, parseFlags, UsageError } from './args.ts';
 import { SimulationLimitError } from '../rtl/kernel/simulator.ts';
 import { InputError } from '../rtl/kernel/errors.ts';
-import { loadCommands } from './registry.ts';
+import { loadCommandGroup, loadCommands } from './registry.ts';
 
 export { loadCommands };
+
+/** The longest command whose path starts `argv`, or undefined. */
+function bestMatch(cmds: CommandSpec[], argv: string[]): CommandSpec | undefined {
+  let best: CommandSpec | undefined;
+  for (const c of cmds) {
+    if (c.path.length <= argv.length && c.path.every((w, i) => argv[i] === w) && (!best || c.path.length > best.path.length)) best = c;
+  }
+  return best;
+}
 
 export function overallHelp(cmds: CommandSpec[]): string {
   const lines = [
@@ -23,26 +32,27 @@ export function overallHelp(cmds: CommandSpec[]): string {
 /** Runs one command line; returns the exit code. Never throws. */
 export async function runCli(argv: string[], io: CommandIO): Promise<number> {
   try {
-    const cmds = await loadCommands();
-    if (argv.length === 0 || argv[0] === '--help' || argv[0] === 'help' || argv[0] === '-h') {
-      io.out(overallHelp(cmds));
-      return argv.length === 0 ? 2 : 0;
-    }
-    let best: CommandSpec | undefined;
-    for (const c of cmds) {
-      if (c.path.length <= argv.length && c.path.every((w, i) => argv[i] === w) && (!best || c.path.length > best.path.length)) best = c;
-    }
+    // Fast path: only the command's own group is imported; help and errors load every command.
+    let best = argv.length > 0 ? bestMatch(await loadCommandGroup(argv[0]!), argv) : undefined;
     if (!best) {
-      const group = cmds.filter((c) => c.path[0] === argv[0]);
-      if (group.length > 0) {
-        const sub = argv[1];
-        if (sub === undefined || sub === '--help') {
-          io.out(overallHelp(group));
-          return sub === '--help' ? 0 : 2;
-        }
-        throw new UsageError(`unknown command '${argv[0]} ${sub}' (try: ${group.map((c) => c.path.join(' ')).join(', ')})`);
+      const cmds = await loadCommands();
+      if (argv.length === 0 || argv[0] === '--help' || argv[0] === 'help' || argv[0] === '-h') {
+        io.out(overallHelp(cmds));
+        return argv.length === 0 ? 2 : 0;
       }
-      throw new UsageError(`unknown command '${argv[0]}' (netoffload --help lists the commands)`);
+      best = bestMatch(cmds, argv);
+      if (!best) {
+        const group = cmds.filter((c) => c.path[0] === argv[0]);
+        if (group.length > 0) {
+          const sub = argv[1];
+          if (sub === undefined || sub === '--help') {
+            io.out(overallHelp(group));
+            return sub === '--help' ? 0 : 2;
+          }
+          throw new UsageError(`unknown command '${argv[0]} ${sub}' (try: ${group.map((c) => c.path.join(' ')).join(', ')})`);
+        }
+        throw new UsageError(`unknown command '${argv[0]}' (netoffload --help lists the commands)`);
+      }
     }
     const rest = argv.slice(best.path.length);
     if (rest.includes('--help') || rest.includes('-h')) {
