@@ -19,7 +19,7 @@ import * as ALU from './alu.ts';
 import * as DEC from './decode.ts';
 import { Divider } from './divider.ts';
 import type { HpuMemory } from './memory.ts';
-import { EBREAK, HpuCoreBase, type HpuCoreParams, type HpuProgram, SYS_EXIT, SYS_NONE, SYS_RESULT, SYSCALL_RETRY, TRAP_BREAKPOINT, TRAP_FETCH_FAULT, TRAP_ILLEGAL, TRAP_MISALIGNED_FETCH } from './coreBase.ts';
+import { EBREAK, HpuCoreBase, type HpuCoreParams, type HpuProgram, SYS_EXIT, SYS_NONE, SYS_RESULT, SYSCALL_RETRY, TRAP_BREAKPOINT, TRAP_FETCH_FAULT, TRAP_ILLEGAL, TRAP_MISALIGNED_FETCH, TRAP_MISALIGNED_LOAD, TRAP_MISALIGNED_STORE, TRAP_LOAD_FAULT, TRAP_STORE_FAULT } from './coreBase.ts';
 
 export * from './coreBase.ts';
 
@@ -77,10 +77,23 @@ export class HpuCore extends HpuCoreBase {
   }
 
   tick(t: number): number {
-    const wait = this.beginCycle(t);
-    if (wait !== -1) return wait;
-    const q = this.lat.q;
-    const d = this.lat.d;
+    // Speed (issue 12): the per-cycle and per-instruction work is written out in this function
+    // instead of calling the shared helpers of HpuCoreBase (beginCycle, retire, loadWord,
+    // storeWord, accessTrap, fetchStage, which the ri5cy organisation uses; same logic). Each
+    // call V8 inlines takes from one optimised function's inlining budget (920 bytecode bytes),
+    // which then no longer covers alu/immediate, and a call not inlined costs more than the
+    // work; the refactor that introduced the helpers made this core 25 % slower (docs/hpu.md,
+    // Performance). Cold paths (halt, traps, system calls) stay calls.
+    if (this.halted) return NEVER;
+    if (t < this.runFrom) return this.runFrom;
+    if (this.abortIn.q) {
+      this.halt(t - 1);
+      return NEVER;
+    }
+    const lat = this.lat;
+    lat.clock(); // the clock edge into this cycle
+    const q = lat.q;
+    const d = lat.d;
     // ---------------- WB: retire ----------------
     if (q[L_MW_VALID]) {
       const trap = q[L_MW_TRAP];
@@ -90,7 +103,12 @@ export class HpuCore extends HpuCoreBase {
       }
       const rd = q[L_MW_RD];
       if (rd !== 0) this.rf[rd] = q[L_MW_VAL];
-      if (this.retire(t, q[L_MW_PC], q[L_MW_INSN], rd, q[L_MW_VAL], q[L_MW_EXIT])) return NEVER;
+      this.retired++;
+      if (this.onRetire !== null) this.onRetire(q[L_MW_PC], q[L_MW_INSN], rd, rd !== 0 ? q[L_MW_VAL] : 0);
+      if (q[L_MW_EXIT]) {
+        this.exitHalt(t);
+        return NEVER;
+      }
     }
     // ---------------- MEM ----------------
     if (q[L_EM_VALID]) {
@@ -121,8 +139,30 @@ export class HpuCore extends HpuCoreBase {
         return t + 1;
       }
       let val = q[L_EM_VAL];
-      if (unit === U_LOAD) val = this.loadWord(ctlFn(q[L_EM_CTL]), addr);
-      else if (unit === U_STORE) this.storeWord(ctlFn(q[L_EM_CTL]), addr, val);
+      const m = this.mem;
+      if (unit === U_LOAD) {
+        switch (ctlFn(q[L_EM_CTL])) {
+          case 0:
+            val = m.s8[addr]!;
+            break;
+          case 1:
+            val = m.s16[addr >>> 1]!;
+            break;
+          case 2:
+            val = m.s32[addr >>> 2]!;
+            break;
+          case 4:
+            val = m.bytes[addr]!;
+            break;
+          default:
+            val = m.u16[addr >>> 1]!;
+        }
+      } else if (unit === U_STORE) {
+        const fn = ctlFn(q[L_EM_CTL]);
+        if (fn === 0) m.bytes[addr] = val;
+        else if (fn === 1) m.u16[addr >>> 1] = val;
+        else m.s32[addr >>> 2] = val;
+      }
       d[L_MW_VALID] = 1;
       d[L_MW_PC] = q[L_EM_PC];
       d[L_MW_INSN] = q[L_EM_INSN];
@@ -137,8 +177,13 @@ export class HpuCore extends HpuCoreBase {
       const unit = ctlUnit(ctl);
       const insn = q[L_DE_INSN];
       const pc = q[L_DE_PC];
-      const a = this.forward((insn >>> 15) & 31, q[L_DE_A]);
-      const b = this.forward((insn >>> 20) & 31, q[L_DE_B]);
+      // forwarding (as forward(), written out): the newest in-flight result, else the value read in decode
+      const rs1 = (insn >>> 15) & 31;
+      const rs2 = (insn >>> 20) & 31;
+      const emRd = q[L_EM_VALID] ? q[L_EM_RD] : 0;
+      const mwRd = q[L_MW_VALID] ? q[L_MW_RD] : 0;
+      const a = rs1 === 0 ? 0 : rs1 === emRd ? q[L_EM_VAL] : rs1 === mwRd ? q[L_MW_VAL] : q[L_DE_A];
+      const b = rs2 === 0 ? 0 : rs2 === emRd ? q[L_EM_VAL] : rs2 === mwRd ? q[L_MW_VAL] : q[L_DE_B];
       const imm = q[L_DE_IMM];
       let trap = q[L_DE_TRAP];
       let tval = trap === TRAP_FETCH_FAULT + 1 || trap === TRAP_BREAKPOINT + 1 ? pc : trap !== 0 ? insn : 0;
@@ -167,7 +212,11 @@ export class HpuCore extends HpuCoreBase {
         case U_STORE: {
           addr = (a + imm) >>> 0;
           const size = 1 << (ctlFn(ctl) & 3);
-          trap = this.accessTrap(addr, size, unit === U_LOAD);
+          const load = unit === U_LOAD;
+          if ((addr & (size - 1)) !== 0) trap = (load ? TRAP_MISALIGNED_LOAD : TRAP_MISALIGNED_STORE) + 1;
+          else if (addr + size > this.params.memBytes && !this.external(addr)) trap = (load ? TRAP_LOAD_FAULT : TRAP_STORE_FAULT) + 1;
+          else if (!load && this.mem.readOnly(addr)) trap = TRAP_STORE_FAULT + 1;
+          else if (this.accessCheck !== null && !this.accessCheck(addr, size, !load)) trap = (load ? TRAP_LOAD_FAULT : TRAP_STORE_FAULT) + 1;
           if (trap !== 0) tval = addr;
           val = b;
           break;
@@ -270,7 +319,23 @@ export class HpuCore extends HpuCoreBase {
       d[L_DE_SYS] = sys;
       if (sys === SYS_EXIT) return t + 1;
     } else d[L_DE_VALID] = 0;
-    return this.fetchStage(t);
+    // ---------------- IF ----------------
+    if (q[L_FETCH_STOP]) {
+      d[L_FD_VALID] = 0;
+      return t + 1;
+    }
+    const pc = q[L_PC];
+    d[L_FD_VALID] = 1;
+    d[L_FD_PC] = pc;
+    if (pc >>> 0 >= this.params.memBytes) {
+      d[L_FD_INSN] = 0;
+      d[L_FD_FAULT] = TRAP_FETCH_FAULT + 1;
+    } else {
+      d[L_FD_INSN] = this.mem.s32[pc >>> 2]!;
+      d[L_FD_FAULT] = 0;
+    }
+    d[L_PC] = (pc + 4) | 0;
+    return t + 1;
   }
 
   /** An operand as execute sees it: the newest in-flight result for `rs`, else the value read in decode. */

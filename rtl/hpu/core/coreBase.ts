@@ -208,10 +208,15 @@ export abstract class HpuCoreBase extends Component {
     this.retired++;
     if (this.onRetire !== null) this.onRetire(pc, insn, rd, rd !== 0 ? val : 0);
     if (exit === 0) return false;
+    this.exitHalt(t);
+    return true;
+  }
+
+  /** The exit call retired in cycle t: halt with a0 as the exit code. */
+  protected exitHalt(t: number): void {
     this.halt(t);
     this.exited = true;
     this.exitCode = this.rf[10]!;
-    return true;
   }
 
   /**

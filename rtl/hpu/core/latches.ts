@@ -13,6 +13,8 @@ export class LatchBank implements Resettable {
   readonly q: Int32Array;
   readonly d: Int32Array;
   private readonly init: Int32Array;
+  /** d copied into q, one statement per latch */
+  private readonly copy: (q: Int32Array, d: Int32Array) => void;
 
   constructor(owner: Component, names: readonly string[], widths: readonly number[], init: ArrayLike<number>) {
     this.q = new Int32Array(names.length);
@@ -20,17 +22,29 @@ export class LatchBank implements Resettable {
     this.init = Int32Array.from(init);
     this.q.set(this.init);
     this.d.set(this.init);
+    this.copy = unrolledCopy(names.length);
     names.forEach((n, i) => owner.signal(n, widths[i]!, () => (widths[i] === 32 ? this.q[i]! >>> 0 : this.q[i]!)));
     owner.sim._registerState(this);
   }
 
   /** The clock edge: next state becomes current state. */
   clock(): void {
-    this.q.set(this.d);
+    this.copy(this.q, this.d);
   }
 
   reset(): void {
     this.q.set(this.init);
     this.d.set(this.init);
   }
+}
+
+/**
+ * A function copying elements 0..n-1 of d into q, one statement each (built once per bank size;
+ * the code holds only numbers). For a bank of about 30 latches it takes half the time of
+ * `q.set(d)` (a builtin call that checks types and overlap every time) or a loop.
+ */
+function unrolledCopy(n: number): (q: Int32Array, d: Int32Array) => void {
+  let body = '';
+  for (let i = 0; i < n; i++) body += `q[${i}] = d[${i}];\n`;
+  return new Function('q', 'd', body) as (q: Int32Array, d: Int32Array) => void;
 }
