@@ -4,7 +4,7 @@
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bool, type CommandSpec, num, optNum, optStr, str } from '../args.ts';
+import { bool, type CommandSpec, type FlagSpec, num, optNum, optStr, str } from '../args.ts';
 import { InputError } from '../../rtl/kernel/errors.ts';
 import { fileSink } from '../../rtl/kernel/index.ts';
 import { parseElf, type ElfImage } from '../../models/hpu/elf.ts';
@@ -15,6 +15,9 @@ import { signature } from '../../experiments/hpu/signature.ts';
 import { runQemuDiff } from '../../experiments/hpu/qemuDiff.ts';
 import { type QemuTraceResult, runQemuTrace } from '../../experiments/hpu/qemuTrace.ts';
 import { withProgress } from '../progress.ts';
+
+/** --organisation of `hpu run` and `hpu qemu-trace` */
+const ORGANISATION_FLAG: FlagSpec = { name: 'organisation', type: 'string', default: HPU_CORE_DEFAULTS.organisation, choices: HPU_ORGANISATIONS, help: 'the pipeline organisation: five-stage, or ri5cy (PsPIN\'s RI5CY, four stages)' };
 
 function readElf(path: string): ElfImage {
   let bytes: Uint8Array;
@@ -92,7 +95,7 @@ instruction-set model instead (no cycles).`,
       { name: 'trace', type: 'string', output: true, help: 'write the retired-instruction trace to this file' },
       { name: 'signature', type: 'string', output: true, help: 'write the begin_signature..end_signature words to this file' },
       { name: 'model', type: 'string', default: 'pipeline', choices: ['pipeline', 'functional'], help: 'the pipeline or the functional model' },
-      { name: 'organisation', type: 'string', default: HPU_CORE_DEFAULTS.organisation, choices: HPU_ORGANISATIONS, help: 'the pipeline organisation: five-stage, or ri5cy (PsPIN\'s RI5CY, four stages)' },
+      ORGANISATION_FLAG,
       { name: 'div-latency', type: 'int', min: 1, max: 64, help: 'five-stage only: cycles per division (default 32); ri5cy\'s divider takes 3..35 cycles by the divisor' },
       { name: 'mem-bytes', type: 'int', default: 1 << 20, min: 4096, max: 1 << 30, help: 'local memory size from address 0 (multiple of 4)' },
       { name: 'clock-ghz', type: 'number', default: 1, min: 0.001, max: 100, help: 'core clock (for the time in the report)' },
@@ -200,7 +203,8 @@ each pipeline's retired-instruction trace the functional model's. Exits 1 on any
     details: `
 PATH is an ELF or a directory (every *.elf below it, in name order). Each ELF runs under
 'qemu-riscv32 -one-insn-per-tb -d exec,cpu,nochain' (-singlestep on QEMU before 8.1), which dumps
-the pc and x0..x31 before every instruction, and on the five-stage pipeline. Both become one line
+the pc and x0..x31 before every instruction, and on the pipeline (--organisation: five-stage, the
+default, or ri5cy, PsPIN's RI5CY). Both become one line
 per retired instruction in the --trace format '<pc> <insn> [x<rd>=<value>]', a register write kept
 only when it changes the register (QEMU's dumps cannot show the others): on QEMU's side the
 instruction word comes from the ELF and the write is the register that differs between one dump
@@ -210,28 +214,30 @@ differs, 2 when qemu-riscv32 is missing or an ELF is unusable.`,
       { name: 'path', type: 'string', required: true, help: 'an RV32IM ELF, or a directory of them' },
       { name: 'max-cycles', type: 'int', default: 10_000_000, min: 1, max: 2 ** 52, help: 'pipeline cycle budget per program' },
       { name: 'qemu', type: 'string', default: 'qemu-riscv32', help: 'the qemu user-mode binary' },
+      ORGANISATION_FLAG,
     ],
     run(f, io) {
       const root = str(f, 'path');
+      const organisation = str(f, 'organisation') as HpuOrganisation;
       const files = elfFiles(root);
       const results: QemuTraceResult[] = [];
       withProgress(io, { label: 'hpu qemu-trace', total: files.length, unit: 'programs' }, (update) => {
         for (const file of files) {
-          results.push(runQemuTrace(file, readElf(file), { qemu: str(f, 'qemu'), maxCycles: num(f, 'max-cycles') }));
+          results.push(runQemuTrace(file, readElf(file), { qemu: str(f, 'qemu'), maxCycles: num(f, 'max-cycles'), organisation }));
           update(results.length);
         }
       });
       const bad = results.filter((r) => !r.match);
       const instructions = results.reduce((a, r) => a + r.compared, 0);
       if (bool(f, 'json')) {
-        io.out(JSON.stringify({ programs: results.length, instructions_compared: instructions, mismatches: bad.length, pass: bad.length === 0, results }) + '\n');
+        io.out(JSON.stringify({ organisation, programs: results.length, instructions_compared: instructions, mismatches: bad.length, pass: bad.length === 0, results }) + '\n');
         return bad.length === 0 ? 0 : 1;
       }
       for (const r of results) {
-        io.out(`${r.match ? 'same' : 'DIFF'}  ${r.file}: ${r.compared} instructions compared (qemu ${r.qemu_instructions}, pipeline ${r.pipeline_instructions}; qemu exit status ${r.qemu_status})\n`);
+        io.out(`${r.match ? 'same' : 'DIFF'}  ${r.file}: ${r.compared} instructions compared (qemu ${r.qemu_instructions}, ${organisation} pipeline ${r.pipeline_instructions} in ${r.pipeline_cycles} cycles; qemu exit status ${r.qemu_status})\n`);
         if (r.first_difference !== null) io.out(`      first difference at instruction ${r.first_difference.index}:\n        qemu     ${r.first_difference.qemu}\n        pipeline ${r.first_difference.pipeline}\n`);
       }
-      io.out(bad.length === 0 ? `PASS: ${results.length} programs, ${instructions} instructions, the pipeline's trace equals qemu-riscv32's\n` : `FAIL: ${bad.length} of ${results.length} programs differ\n`);
+      io.out(bad.length === 0 ? `PASS: ${results.length} programs, ${instructions} instructions, the ${organisation} pipeline's trace equals qemu-riscv32's\n` : `FAIL: ${bad.length} of ${results.length} programs differ\n`);
       return bad.length === 0 ? 0 : 1;
     },
   },

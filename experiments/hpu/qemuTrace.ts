@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { InputError } from '../../rtl/kernel/errors.ts';
 import { SimulationLimitError } from '../../rtl/kernel/index.ts';
 import type { ElfImage } from '../../models/hpu/elf.ts';
+import { HPU_CORE_DEFAULTS, type HpuOrganisation } from '../../rtl/hpu/core/coreBase.ts';
 import { buildPipeline } from './run.ts';
 import { hex8 } from './trace.ts';
 import { qemuVersion } from './qemuDiff.ts';
@@ -28,6 +29,9 @@ export interface QemuTraceResult {
   /** instructions in QEMU's log (its dumps) and retired by the pipeline */
   qemu_instructions: number;
   pipeline_instructions: number;
+  /** the pipeline organisation that ran it, and its cycles (to the exit, or the cap) */
+  organisation: HpuOrganisation;
+  pipeline_cycles: number;
   /** normalised lines compared (the shorter of the two traces) */
   compared: number;
   /** QEMU's exit status (a signal as 128 + its number, as a shell reports it) */
@@ -111,9 +115,9 @@ export function normaliseQemu(dumps: { pcs: number[]; regs: Int32Array[] }, imag
   return out;
 }
 
-/** The pipeline's retired-instruction trace, normalised (writes that change nothing dropped). */
-export function pipelineTrace(image: ElfImage, maxCycles: number): string[] {
-  const { sim, core } = buildPipeline(image);
+/** The pipeline's retired-instruction trace, normalised (writes that change nothing dropped), and its cycles. */
+export function pipelineTrace(image: ElfImage, maxCycles: number, organisation: HpuOrganisation = HPU_CORE_DEFAULTS.organisation): { lines: string[]; cycles: number } {
+  const { sim, core } = buildPipeline(image, { organisation });
   const shadow = Int32Array.from(core.rf);
   const out: string[] = [];
   core.onRetire = (pc, insn, rd, value) => {
@@ -126,11 +130,12 @@ export function pipelineTrace(image: ElfImage, maxCycles: number): string[] {
   } catch (e) {
     if (!(e instanceof SimulationLimitError)) throw e;
   }
-  return out;
+  return { lines: out, cycles: core.halted ? core.haltCycle : sim.cycle };
 }
 
-/** Run `file` under QEMU and on the pipeline; compare the normalised traces. */
-export function runQemuTrace(file: string, image: ElfImage, opts: { qemu?: string; maxCycles: number }): QemuTraceResult {
+/** Run `file` under QEMU and on the pipeline (`organisation`, default five-stage); compare the normalised traces. */
+export function runQemuTrace(file: string, image: ElfImage, opts: { qemu?: string; maxCycles: number; organisation?: HpuOrganisation }): QemuTraceResult {
+  const organisation = opts.organisation ?? HPU_CORE_DEFAULTS.organisation;
   const bin = opts.qemu ?? 'qemu-riscv32';
   const version = qemuVersion(bin);
   if (version === null) throw new InputError(`${bin} not found or not runnable (Debian: apt-get install -y qemu-user)`);
@@ -146,10 +151,10 @@ export function runQemuTrace(file: string, image: ElfImage, opts: { qemu?: strin
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const p = pipelineTrace(image, opts.maxCycles);
+  const { lines: p, cycles } = pipelineTrace(image, opts.maxCycles, organisation);
   const n = Math.min(q.length, p.length);
   let diff: QemuTraceResult['first_difference'] = null;
   for (let i = 0; i < n && diff === null; i++) if (q[i] !== p[i]) diff = { index: i, qemu: q[i]!, pipeline: p[i]! };
   if (diff === null && q.length !== p.length) diff = { index: n, qemu: q[n] ?? '(end)', pipeline: p[n] ?? '(end)' };
-  return { file, qemu_instructions: q.length, pipeline_instructions: p.length, compared: n, qemu_status: status, match: diff === null, first_difference: diff };
+  return { file, organisation, pipeline_cycles: cycles, qemu_instructions: q.length, pipeline_instructions: p.length, compared: n, qemu_status: status, match: diff === null, first_difference: diff };
 }

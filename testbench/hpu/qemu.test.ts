@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { qemuVersion, runQemuDiff } from '../../experiments/hpu/qemuDiff.ts';
 import { normaliseQemu, parseQemuCpuLog, runQemuTrace, singleStepOption } from '../../experiments/hpu/qemuTrace.ts';
 import { parseElf, type ElfImage } from '../../models/hpu/elf.ts';
+import { runPipeline } from '../../experiments/hpu/run.ts';
+import { runCli } from '../../cli/main.ts';
 
 const qemu = qemuVersion();
 
@@ -55,6 +57,45 @@ describe('QEMU trace comparison (hpu qemu-trace)', () => {
       expect(r.qemu_status).toBe(0);
       expect(r.compared).toBeGreaterThan(80);
     }
+  });
+  it.runIf(qemu !== null || process.env.NETOFFLOAD_REQUIRE_QEMU === '1')('--organisation ri5cy: the RI5CY pipeline\'s trace equals qemu-riscv32\'s, with its own cycle count', () => {
+    for (const t of ['rv32ui/jalr', 'rv32ui/lw', 'rv32um/div', 'rv32um/mulh']) {
+      const file = `vectors/riscv-tests/${t}.elf`;
+      const image = parseElf(new Uint8Array(readFileSync(file)), file);
+      const r = runQemuTrace(file, image, { maxCycles: 1_000_000, organisation: 'ri5cy' });
+      expect(r.first_difference, file).toBeNull();
+      expect(r.organisation).toBe('ri5cy');
+      expect(r.compared).toBeGreaterThan(80);
+      // the cycles are those of the ri5cy core on this program (not the five-stage core's)
+      expect(r.pipeline_cycles).toBe(runPipeline(image, { maxCycles: 1_000_000, params: { organisation: 'ri5cy' } }).cycles);
+      const five = runQemuTrace(file, image, { maxCycles: 1_000_000 });
+      expect(five.organisation).toBe('five-stage');
+      expect(five.pipeline_cycles).toBe(runPipeline(image, { maxCycles: 1_000_000 }).cycles);
+      expect(five.pipeline_cycles).not.toBe(r.pipeline_cycles);
+    }
+  });
+  it('hpu qemu-trace --organisation: ri5cy on the command line (text and JSON), an unknown organisation is a usage error', async () => {
+    const run = async (...argv: string[]): Promise<{ code: number; out: string; err: string }> => {
+      let out = '';
+      let err = '';
+      const code = await runCli(argv, { out: (x) => (out += x), err: (x) => (err += x) });
+      return { code, out, err };
+    };
+    const bad = await run('hpu', 'qemu-trace', 'vectors/riscv-tests/rv32ui/add.elf', '--organisation', 'ri6cy');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--organisation.*five-stage, ri5cy/);
+    if (qemu === null && process.env.NETOFFLOAD_REQUIRE_QEMU !== '1') return;
+    const text = await run('hpu', 'qemu-trace', 'vectors/riscv-tests/rv32ui/add.elf', '--organisation', 'ri5cy');
+    expect(text.code).toBe(0);
+    expect(text.out).toMatch(/same {2}vectors\/riscv-tests\/rv32ui\/add\.elf: \d+ instructions compared \(qemu \d+, ri5cy pipeline \d+ in \d+ cycles/);
+    expect(text.out).toMatch(/PASS: 1 programs, \d+ instructions, the ri5cy pipeline's trace equals qemu-riscv32's/);
+    const j = JSON.parse((await run('hpu', 'qemu-trace', 'vectors/riscv-tests/rv32ui/add.elf', '--organisation', 'ri5cy', '--json')).out) as { organisation: string; pass: boolean; results: { organisation: string; pipeline_cycles: number }[] };
+    expect(j.organisation).toBe('ri5cy');
+    expect(j.pass).toBe(true);
+    expect(j.results[0]!.organisation).toBe('ri5cy');
+    const five = JSON.parse((await run('hpu', 'qemu-trace', 'vectors/riscv-tests/rv32ui/add.elf', '--json')).out) as { organisation: string; results: { pipeline_cycles: number }[] };
+    expect(five.organisation).toBe('five-stage');
+    expect(five.results[0]!.pipeline_cycles).not.toBe(j.results[0]!.pipeline_cycles);
   });
   it.runIf(qemu !== null || process.env.NETOFFLOAD_REQUIRE_QEMU === '1')('reports where a handler ELF run without the runtime parts ways with qemu (a0 = 0 is no argument block)', () => {
     const file = 'rtl/hpu/handlers/elf/busy.elf';
