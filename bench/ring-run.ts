@@ -3,7 +3,10 @@
  * keeps the best: how fast a run is depends on where V8 happens to place the objects of the design
  * in memory, which differs from process to process).
  *
- *   tsx bench/ring-run.ts <ring | ring-noskip | bare-class | bare-flat | channels> [--quick]
+ *   tsx bench/ring-run.ts <ring | ring-noskip | ring-components | bare-class | bare-flat | channels> [--quick]
+ *
+ * `ring` and `ring-noskip` are the kernel ring as built by default (its stages one batch,
+ * rtl/kernel/batch.ts); `ring-components` is the same ring built from one component per stage.
  *   node --expose-gc --import tsx bench/ring-run.ts scale <stages> [--quick]
  *
  * Prints one JSON line: { variant, perSecond, samples, note }. Throws (exit code 1) if the ring's
@@ -60,9 +63,9 @@ function checkRing(r: Ring, before: number, cycles: number): void {
 async function measure(variant: string, quick: boolean): Promise<{ perSecond: number; samples: number; note: string }> {
   const opts = quick ? { time: 300, warmup: 100 } : {};
   const chunk = quick ? 1000 : 5000;
-  if (variant === 'ring' || variant === 'ring-noskip') {
-    const skipping = variant === 'ring';
-    const r = buildRing(STAGES, { skipping });
+  if (variant === 'ring' || variant === 'ring-noskip' || variant === 'ring-components') {
+    const skipping = variant !== 'ring-noskip';
+    const r = buildRing(STAGES, { skipping, components: variant === 'ring-components' });
     r.sim.step(3 * STAGES); // fill the ring (2 cycles per stage) and warm up
     const before = r.source.received;
     let cycles = 0;

@@ -4,7 +4,8 @@
  *
  * Goal 1 (1,000 stages, each with a 16-entry FIFO, one token per cycle over one-cycle channels;
  * stage 0 emits the tokens and checks every returning one): stage-cycles per second of
- * - the kernel ring with activity skipping on (the goal's contender) and off;
+ * - the kernel ring with activity skipping on (the goal's contender) and off, its stages one batch
+ *   (rtl/kernel/batch.ts, the default build), and the same ring built from a component per stage;
  * - the same ring in bare JavaScript (bench/ring-bare.ts), two versions: `class` (an object per
  *   stage, eval() then commit() loops, as the issue describes) and `flat` (typed arrays, one fused
  *   pass); the goal compares with the faster of the two in each round;
@@ -56,7 +57,7 @@ function runOnce(variant: string, quick: boolean): Run {
   return child<Run>([variant, ...(quick ? ['--quick'] : [])], variant);
 }
 
-export const VARIANTS = ['ring', 'ring-noskip', 'bare-class', 'bare-flat', 'channels'] as const;
+export const VARIANTS = ['ring', 'ring-noskip', 'ring-components', 'bare-class', 'bare-flat', 'channels'] as const;
 export type Variant = (typeof VARIANTS)[number];
 export type Contender = Variant | 'verilator';
 
@@ -185,6 +186,8 @@ export const suite: BenchSuite = {
     const figs: Figure[] = [
       fig('ring', 'kernel.ring.stage_cycles_per_s', 'ring, 1000 stages, activity skipping on', ' stage-cycles/s', { target: { op: '>=', value: 50e6 } }),
       fig('ring-noskip', 'kernel.ring_noskip.stage_cycles_per_s', 'ring, 1000 stages, activity skipping off', ' stage-cycles/s'),
+      fig('ring-components', 'kernel.ring_components.stage_cycles_per_s', 'ring, 1000 stages built from components (the simple path), skipping on', ' stage-cycles/s'),
+      ratioFigure('kernel.ring_vs_components.ratio', 'kernel ring (one batch) / the same ring built from components (same round)', ratios(rates.ring, rates['ring-components'])),
       fig('bare-class', 'kernel.ring_bare_class.stage_cycles_per_s', 'bare JS ring: object per stage, eval/commit loops', ' stage-cycles/s'),
       fig('bare-flat', 'kernel.ring_bare_flat.stage_cycles_per_s', 'bare JS ring: typed arrays, one fused pass', ' stage-cycles/s'),
       ratioFigure('kernel.goal1.ring_vs_bare.ratio', 'goal 1: kernel ring / faster bare JS ring (same round)', ratios(rates.ring, bare), { op: '>=', value: GOAL1.vsBare }),

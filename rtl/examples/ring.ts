@@ -1,4 +1,4 @@
-import { Component, NEVER, NumChannel, NumFifo, type Scope, Simulator, type SimulatorOptions } from '../kernel/index.ts';
+import { Batch, ChannelArray, type ChannelPort, Component, FifoArray, NEVER, NumChannel, NumFifo, type Scope, Simulator, type SimulatorOptions } from '../kernel/index.ts';
 
 /** entries of each stage's FIFO (bench/verilog/ring.sv is built with the same value) */
 export const RING_FIFO_DEPTH = 16;
@@ -29,11 +29,11 @@ export const RING_CHANNEL_CAPACITY = 2;
  * as undefined (ES2022 class fields), which costs a type check on every access in V8.
  */
 export class RingSource extends Component {
-  declare readonly out: NumChannel;
-  declare in: NumChannel;
-  /** emitted tokens not yet returned: a ring sized for the most tokens that can be in flight */
-  private declare readonly sent: Float64Array;
-  private declare readonly mask: number;
+  declare readonly out: NumChannel | ChannelPort;
+  declare in: NumChannel | ChannelPort;
+  /** emitted tokens not yet returned: a power-of-two ring, doubled when full */
+  private declare sent: Float64Array;
+  private declare mask: number;
   private declare sentHead: number;
   private declare sentTail: number;
   declare emitted: number;
@@ -44,12 +44,13 @@ export class RingSource extends Component {
 
   private declare readonly preload: boolean;
 
-  constructor(parent: Scope, name: string, stages: number, capacity: number, preload = false) {
+  /** `out`: the channel to stage 1 when the stages are a batch (a port of its channel array); else a NumChannel is made */
+  constructor(parent: Scope, name: string, stages: number, capacity: number, preload = false, out?: ChannelPort) {
     super(parent, name);
-    this.out = new NumChannel(this, 'out', { capacity, latency: 1 }).bindProducer(this);
-    // tokens in flight: at most one channel's capacity plus one FIFO per stage
+    this.out = out === undefined ? new NumChannel(this, 'out', { capacity, latency: 1 }).bindProducer(this) : out.bindProducer(this);
+    // room for the 2N tokens a running ring holds (it grows if more are in flight)
     let size = 1024;
-    while (size < (RING_FIFO_DEPTH + capacity) * (stages + 1)) size *= 2;
+    while (size < 2 * (stages + capacity)) size *= 2;
     this.sent = new Float64Array(size);
     this.mask = size - 1;
     this.sentHead = 0;
@@ -69,6 +70,7 @@ export class RingSource extends Component {
     for (let e = -2 * this.stages; e < 0; e++) {
       this.sent[this.sentTail] = e;
       this.sentTail = (this.sentTail + 1) & this.mask;
+      if (this.sentTail === this.sentHead) this.grow();
     }
   }
 
@@ -95,9 +97,22 @@ export class RingSource extends Component {
       this.out.push(t);
       this.sent[this.sentTail] = t;
       this.sentTail = (this.sentTail + 1) & this.mask;
+      if (this.sentTail === this.sentHead) this.grow();
       this.emitted++;
     }
     return t + 1;
+  }
+
+  /** the record is full: double it, oldest entry first */
+  private grow(): void {
+    const old = this.sent;
+    const n = old.length;
+    const next = new Float64Array(2 * n);
+    for (let i = 0; i < n; i++) next[i] = old[(this.sentHead + i) & this.mask]!;
+    this.sent = next;
+    this.mask = 2 * n - 1;
+    this.sentHead = 0;
+    this.sentTail = n;
   }
 }
 
@@ -136,12 +151,83 @@ export class RingStage extends Component {
   override lineTrace(): string {
     return `${this.fifo.held()}`.padStart(2);
   }
+
+  /** tokens in this stage's FIFO */
+  fifoHeld(): number {
+    return this.fifo.held();
+  }
 }
+
+/**
+ * The N stages of a ring as one batch (rtl/kernel/batch.ts): the same hardware and cycle behaviour
+ * as N `RingStage` components, with the state of all stages in typed arrays and one loop over them.
+ * Channel k (0..N) of `ch` is the source's output (k = 0) or stage k's output; stage k (instance
+ * k - 1) pops channel k - 1 and pushes channel k. Tokens are 32-bit (as in bench/verilog/ring.sv):
+ * the same values as the component ring's for runs of fewer than 2^31 - N cycles.
+ */
+export class RingStages extends Batch {
+  declare readonly ch: ChannelArray;
+  declare readonly fifo: FifoArray;
+  /** 1 for a preloaded ring (its tokens become visible at cycle 1: nothing moves in cycle 0), else 0 */
+  private declare readonly from: number;
+
+  constructor(parent: Scope, name: string, ch: ChannelArray, preload: boolean) {
+    super(parent, name, ch.size - 1);
+    this.ch = ch.bindConsumer(this).bindProducer(this);
+    this.fifo = new FifoArray(this, RING_FIFO_DEPTH, stagePath('fifo0'), { width: 32 });
+    this.from = preload ? 1 : 0;
+    this.reset();
+  }
+
+  /** a preloaded stage k starts with the token -k in its FIFO and in its output channel (pushed at cycle 0) */
+  override reset(): void {
+    if (this.from === 0) return;
+    for (let i = 0; i < this.size; i++) {
+      this.fifo.push(i, -(i + 1));
+      this.ch.push(i + 1, -(i + 1), 0);
+    }
+  }
+
+  override tick(t: number): number {
+    return t < this.from ? this.from : super.tick(t);
+  }
+
+  evalOne(i: number, t: number): number {
+    const ch = this.ch;
+    const fifo = this.fifo;
+    // current state: the decisions of the cycle
+    const n = fifo.count(i);
+    const take = n !== RING_FIFO_DEPTH && ch.canPop(i, t);
+    const give = n !== 0 && ch.canPush(i + 1, t);
+    // next state
+    if (give) ch.push(i + 1, (fifo.pop(i) + 1) | 0, t);
+    if (take) fifo.push(i, ch.pop(i, t));
+    return n + (take ? 1 : 0) - (give ? 1 : 0) > 0 ? t + 1 : NEVER;
+  }
+
+  override lineTrace(): string {
+    const parts: string[] = [];
+    for (let i = 0; i < this.size; i++) parts.push(`${this.fifo.count(i)}`.padStart(2));
+    return parts.join(' | ');
+  }
+}
+
+/** stage k's unit `name` (k from 0: stage k + 1), as in the component ring */
+const stagePath =
+  (name: string) =>
+  (i: number): string =>
+    `stage${i + 1}.${name}`;
 
 export interface Ring {
   sim: Simulator;
   source: RingSource;
+  /** the stages as components (`components: true`), else empty */
   stages: RingStage[];
+  /** the stages as a batch (the default), else null */
+  batch: RingStages | null;
+  /** tokens held by stage k (1..N): in its FIFO and in its output channel */
+  fifoHeld(k: number): number;
+  channelHeld(k: number): number;
 }
 
 export interface RingOptions extends SimulatorOptions {
@@ -149,22 +235,35 @@ export interface RingOptions extends SimulatorOptions {
   channelCapacity?: number;
   /** start in the steady state, one token in every FIFO and channel (default false: empty at reset) */
   preload?: boolean;
+  /** build every stage as a component (the simple path) instead of one batch of N stages (default false) */
+  components?: boolean;
 }
 
-/** Build a ring of `stages` stages; channel capacity 2 sustains one token per cycle. */
+/**
+ * Build a ring of `stages` stages; channel capacity 2 sustains one token per cycle. By default the
+ * stages are one batch (`RingStages`); `components: true` builds N `RingStage` components, the
+ * same hardware cycle for cycle (testbench/kernel/batch.test.ts compares them).
+ */
 export function buildRing(stages: number, opts: RingOptions = {}): Ring {
   if (!Number.isInteger(stages) || stages < 1) throw new RangeError(`ring needs at least one stage, got ${stages}`);
   const sim = new Simulator(opts);
   const cap = opts.channelCapacity ?? RING_CHANNEL_CAPACITY;
   const preload = opts.preload ?? false;
+  if (!opts.components) {
+    const ch = new ChannelArray(sim, stages + 1, (k) => (k === 0 ? 'src.out' : `stage${k}.out`), { capacity: cap, width: 32 });
+    const source = new RingSource(sim, 'src', stages, cap, preload, ch.port(0));
+    const batch = new RingStages(sim, 'stages', ch, preload);
+    source.in = ch.port(stages).bindConsumer(source);
+    return { sim, source, stages: [], batch, fifoHeld: (k) => batch.fifo.count(k - 1), channelHeld: (k) => ch.held(k) };
+  }
   const source = new RingSource(sim, 'src', stages, cap, preload);
   const list: RingStage[] = [];
-  let prev = source.out;
+  let prev = source.out as NumChannel;
   for (let i = 0; i < stages; i++) {
     const s = new RingStage(sim, `stage${i + 1}`, prev, cap, preload ? i + 1 : 0);
     list.push(s);
     prev = s.out;
   }
   source.in = prev.bindConsumer(source);
-  return { sim, source, stages: list };
+  return { sim, source, stages: list, batch: null, fifoHeld: (k) => list[k - 1]!.fifoHeld(), channelHeld: (k) => list[k - 1]!.out.held() };
 }

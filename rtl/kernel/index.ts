@@ -14,3 +14,4 @@ export { LineTracer } from './linetrace.ts';
 export { fileSink, MemorySink, pathSelected, type TextSink } from './sink.ts';
 export { Process, type ProcessBody } from './process.ts';
 export { Fifo, NumFifo, type FifoOptions, type TraceHeadOptions } from './fifo.ts';
+export { Batch, ChannelArray, ChannelPort, FifoArray, type BatchWidth, type ChannelArrayOptions, type FifoArrayOptions, type PathOf } from './batch.ts';

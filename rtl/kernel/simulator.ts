@@ -190,8 +190,20 @@ export class Simulator implements Scope {
   get components(): readonly Component[] {
     return this.comps;
   }
+  /** Every traceable unit; a batch (batch.ts) stands for the units of its channels and FIFOs, made on demand. */
   get traceUnits(): readonly TraceUnit[] {
-    return this.units;
+    const out: TraceUnit[] = [];
+    for (const u of this.units) {
+      const x = (u as { _expandUnits?: () => TraceUnit[] })._expandUnits;
+      if (x === undefined) out.push(u);
+      else for (const v of x.call(u)) out.push(v);
+    }
+    return out;
+  }
+
+  /** @internal the evaluation-order shuffler (shuffleSeed), or null: batches shuffle their instances with it */
+  _shuffleRng(): Rng | null {
+    return this.shuffle;
   }
   find(path: string): Component | undefined {
     return this.comps.find((c) => c.path === path);
