@@ -2,13 +2,18 @@
  * The ri5cy organisation (rtl/hpu/core/ri5cy.ts) at its corner cases: x0 as a load's destination
  * and as a jalr's base, a taken branch to a misaligned target, a jalr next to a load of another
  * register, a jalr behind a division (its register loaded just before, or written by the division
- * itself). Every program runs on the functional model too (traces, registers, trap must agree),
+ * itself), memory untouched by non-memory instructions, nothing fetched after the exit call; and
+ * on both organisations the runtime inputs: the syscall hook's retry, abort, restart in the
+ * middle of a division. Every program runs on the functional model too (traces, registers, trap must agree),
  * and each cycle figure is computed by hand from the documented RI5CY timing (docs/hpu.md,
  * *Cycle behaviour (RI5CY organisation)*): fill 3, a jump 2 cycles, a jalr +1 while the
  * instruction in EX writes its register, or a load in WB does, an ecall after a full EX +1.
  */
 import { describe, expect, it } from 'vitest';
-import { branch, jalr, li, load, opI, opR, store } from '../../experiments/hpu/encode.ts';
+import { branch, ECALL, jal, jalr, li, load, opI, opR, store } from '../../experiments/hpu/encode.ts';
+import { buildPipeline } from '../../experiments/hpu/run.ts';
+import { Component, NEVER } from '../../rtl/kernel/index.ts';
+import { HPU_ORGANISATIONS, SYSCALL_RETRY, type HpuCoreBase } from '../../rtl/hpu/core/coreBase.ts';
 import { writeElf } from '../../experiments/hpu/elfWriter.ts';
 import { parseElf } from '../../models/hpu/elf.ts';
 import { CODE, DATA, exitWith, program, runBoth, type Both } from './programs.ts';
@@ -45,6 +50,37 @@ const N = li(6, CODE + 4).length;
 const at = (i: number): number => CODE + 4 * (base.length + i);
 
 describe('ri5cy corner cases against the functional model and the documented cycle counts', () => {
+  it('a load into x0 is no load-use hazard for a reader of x0 (no stall), and writes nothing', () => {
+    const data = dataWord(0x12345678);
+    const reader = both([load('lw', 0, 31, 0), opR('add', 5, 0, 0)], data);
+    expect(reader.p.stalls.load_use).toBe(0);
+    expect(reader.p.cycles).toBe(cycles([load('lw', 0, 31, 0), opR('add', 5, 7, 7)], data));
+    expect(reader.p.regs[5]).toBe(0);
+  });
+
+  it('instructions other than loads and stores leave memory alone (address 0 still reads 0 after ALU results pass WB)', () => {
+    const r = both([opI('addi', 6, 0, 77), opR('add', 7, 6, 6), opR('sll', 8, 6, 6), load('lw', 5, 0, 0), store('sw', 5, 31, 4)]);
+    expect(r.p.status).toBe('exited');
+    expect(r.p.regs[5]).toBe(0);
+    expect(new DataView(r.p.memory.buffer).getUint32(0, true)).toBe(0);
+  });
+
+  it('the exit ecall stops fetch: a jump and an ecall after it cost nothing (same cycles and stall counts as without them)', () => {
+    const run = (tail: number[]): Both => {
+      const r = runBoth(program([...base, opI('addi', 5, 0, 1), ...exit0, ...tail]), { organisation: 'ri5cy' }, 1000);
+      expect(r.mismatch).toBe(-1);
+      expect(r.p.status).toBe('exited');
+      return r;
+    };
+    const plain = run([]);
+    for (const tail of [[jal(0, 0)], [ECALL], [opI('addi', 6, 0, 5), jal(0, -4)]]) {
+      const r = run(tail);
+      expect(r.p.cycles).toBe(plain.p.cycles);
+      expect(r.p.stalls).toEqual(plain.p.stalls);
+      expect(r.p.regs[6]).toBe(0);
+    }
+  });
+
   it('a load into x0 writes nothing: x0 reads 0 afterwards, from the register file and in the next instruction', () => {
     const r = both([load('lw', 0, 31, 0), opR('add', 5, 0, 0), NOP, opR('add', 6, 0, 0), store('sw', 5, 31, 8)], dataWord(0x12345678));
     expect(r.p.status).toBe('exited');
@@ -134,4 +170,89 @@ describe('ri5cy corner cases against the functional model and the documented cyc
     };
     expect(cycles(alu(true)) - cycles(alu(false))).toBe(2);
   });
+});
+
+/** A core of `organisation` on `words`, with a component writing 1 to its abort input in cycle `abortAt` (if given). */
+function coreOn(organisation: (typeof HPU_ORGANISATIONS)[number], words: number[], abortAt = -1): { sim: ReturnType<typeof buildPipeline>['sim']; core: HpuCoreBase; trace: number[] } {
+  const { sim, core } = buildPipeline(program(words), { organisation });
+  const trace: number[] = [];
+  core.onRetire = (pc, insn, rd, v) => trace.push(pc, insn, rd, v);
+  if (abortAt >= 0) {
+    class Abort extends Component {
+      tick(t: number): number {
+        if (t < abortAt) return abortAt;
+        core.abortIn.d = t === abortAt ? 1 : 0;
+        return t === abortAt ? t + 1 : NEVER;
+      }
+    }
+    new Abort(sim, 'abort');
+  }
+  return { sim, core, trace };
+}
+
+describe('runtime inputs on both organisations: the syscall hook\'s retry, abort, restart', () => {
+  for (const organisation of HPU_ORGANISATIONS) {
+    it(`${organisation}: a syscall the hook answers SYSCALL_RETRY three times waits 3 more cycles in decode (ecall stalls), then a0 gets the answer`, () => {
+      const words = [...base, ...li(17, 500), ECALL, store('sw', 10, 31, 0), ...exitWith(0)];
+      const run = (retries: number): HpuCoreBase => {
+        const { sim, core } = coreOn(organisation, words);
+        let calls = 0;
+        core.syscallHook = (rf) => {
+          expect(rf[17]).toBe(500);
+          return calls++ < retries ? SYSCALL_RETRY : 42;
+        };
+        sim.runUntil(() => core.halted, 10_000);
+        expect(core.exited).toBe(true);
+        expect(calls).toBe(retries + 1);
+        expect(new DataView(core.mem.bytes.buffer).getInt32(DATA, true)).toBe(42);
+        return core;
+      };
+      const now = run(0);
+      const later = run(3);
+      expect(later.haltCycle - now.haltCycle).toBe(3);
+      expect(later.stallEcall - now.stallEcall).toBe(3);
+      expect(later.retired).toBe(now.retired);
+    });
+
+    it(`${organisation}: an abort halts the core at once: what retired is a prefix of the functional model's trace, nothing retires twice`, () => {
+      const loop = [...base, ...li(5, 1000), opI('addi', 6, 6, 1), store('sw', 6, 31, 0), load('lw', 7, 31, 0), opR('add', 8, 7, 6), opI('addi', 5, 5, -1), branch('bne', 5, 0, -20), ...exitWith(0)];
+      const full = runBoth(program(loop), { organisation }).trace;
+      for (const at of [37, 38, 39, 40, 41]) {
+        const { sim, core, trace } = coreOn(organisation, loop, at);
+        sim.runUntil(() => core.halted, 10_000);
+        expect(core.exited).toBe(false);
+        expect(core.haltCycle).toBe(at + 1);
+        expect(trace.length / 4).toBe(core.retired);
+        expect(core.retired).toBeGreaterThan(20);
+        expect(trace).toEqual(full.slice(0, trace.length));
+        sim.step(20); // a halted core stays halted
+        expect(trace.length / 4).toBe(core.retired);
+      }
+    });
+
+    it(`${organisation}: restart after an abort in the middle of a division: the next program's division takes its own cycles and gives its own result`, () => {
+      // program A at CODE: divu by 1 in a loop (35-cycle divisions on ri5cy; 32 on five-stage); program B after it
+      const a = [...base, ...li(5, 1000), ...li(6, 1), opR('divu', 7, 5, 6), jal(0, -4)];
+      const b = [...li(31, DATA), ...li(5, 100), ...li(6, 7), opR('divu', 7, 5, 6), store('sw', 7, 31, 0), ...exitWith(0)];
+      const bEntry = CODE + 4 * a.length;
+      // B alone, from its entry, on a fresh core
+      const { sim: s0, core: fresh } = coreOn(organisation, [...a, ...b]);
+      fresh.halted = true;
+      fresh.restart(bEntry, 1 << 20, 0);
+      s0.runUntil(() => fresh.halted, 10_000);
+      const alone = fresh.haltCycle - 1;
+      expect(new DataView(fresh.mem.bytes.buffer).getInt32(DATA, true)).toBe(14);
+      for (const at of [20, 25, 30]) {
+        const { sim, core } = coreOn(organisation, [...a, ...b], at);
+        sim.runUntil(() => core.halted, 10_000);
+        expect(core.stallDiv).toBeGreaterThan(0); // aborted with a division under way
+        const from = sim.cycle;
+        core.restart(bEntry, 1 << 20, 0);
+        sim.runUntil(() => core.halted, 10_000);
+        expect(core.exited).toBe(true);
+        expect(new DataView(core.mem.bytes.buffer).getInt32(DATA, true)).toBe(14);
+        expect(core.haltCycle - from - 1).toBe(alone);
+      }
+    });
+  }
 });
