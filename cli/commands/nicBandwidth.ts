@@ -28,22 +28,30 @@ node 0 to the same VP of node 1, the software way: a PIO VP's descriptor stored 
 as fast as the VP's queue takes them; --bidir: node 1 does the same towards node 0 at once.
 Translations are warm. Bandwidth: payload bytes landed in the target buffer over the time from
 the first descriptor posted to the last remote event landing in the target's event queue, per
-direction (--bidir: the sum of both). The seed's peaks (11.7 GB/s from 4 KB unidirectional,
+direction (--bidir: the sum of both). --tx-reads and --tx-ops change the transmit engine's payload
+reads in flight and operations held at once, --rx-packets the receive engine's pipeline (what
+limits the curve). The seed's peaks (11.7 GB/s from 4 KB unidirectional,
 20.6 GB/s from 8 KB bidirectional, the same for PIO and DMA VPs) are printed beside the curve.`,
     flags: [
       { name: 'sizes', type: 'list', default: DEFAULT_SIZES.map(String), help: `message sizes in bytes, comma-separated, each 1..${MAX_BYTES}` },
       { name: 'bidir', type: 'bool', help: 'both NICs send to each other at once' },
       { name: 'path', type: 'string', default: 'pio', choices: ['pio', 'dma'], help: 'pio (HDQ window stores) or dma (SDQ ring, doorbell, descriptor fetch)' },
       { name: 'count', type: 'int', min: 1, max: MAX_COUNT, help: 'PUTs per direction and size (default: about 1 MiB of payload, 32 to 1,024)' },
+      { name: 'tx-reads', type: 'int', min: 1, max: 256, help: 'payload reads the transmit engine keeps in flight (default: the NIC\'s, 16)' },
+      { name: 'tx-ops', type: 'int', min: 1, max: 256, help: 'operations the transmit engine holds at once (default: the NIC\'s, 8; 1 = one at a time)' },
+      { name: 'rx-packets', type: 'int', min: 1, max: 256, help: 'packets in the receive engine\'s pipeline (default: the NIC\'s, 4; 1 = one at a time)' },
     ],
     run(f, io) {
       const list_ = sizes(list(f, 'sizes'));
       const bidirectional = bool(f, 'bidir');
       const path = str(f, 'path') as 'pio' | 'dma';
       const count = optNum(f, 'count');
+      const txReads = optNum(f, 'tx-reads');
+      const txOps = optNum(f, 'tx-ops');
+      const rxPackets = optNum(f, 'rx-packets');
       const rows: PutBandwidthResult[] = withProgress(io, { label: 'nic bandwidth', total: list_.length, unit: 'sizes' }, (update) =>
         list_.map((bytes, i) => {
-          const r = runPutBandwidth({ bytes, bidirectional, path, ...(count === undefined ? {} : { count }) });
+          const r = runPutBandwidth({ bytes, bidirectional, path, ...(count === undefined ? {} : { count }), ...(txReads === undefined ? {} : { txReads }), ...(txOps === undefined ? {} : { txOps }), ...(rxPackets === undefined ? {} : { rxPackets }) });
           update(i + 1);
           return r;
         }),

@@ -19,7 +19,7 @@ VP's HDQ window (--path pio), or into DMA VP 8's SDQ ring in host memory and ann
 doorbell store, the SDQ fetching it by a PCIe read (--path dma). Completion is detected by the event landing in host memory, as in the seed:
 the remote event (PUT, IMM_PUT), the MPQ entry (MP), the local event (GET). Prints the latency of a
 cold operation (ATC misses) and of a warm one, and the throughput of --count operations with up to
-4 in flight; the transmit engine runs one operation at a time. Exit 1 if the target buffer does not
+4 in flight (the transmit engine overlaps up to 8 operations; nic bandwidth measures the stream). Exit 1 if the target buffer does not
 hold the source bytes. The timing parameters are not yet calibrated on the seed's Table 1.
 --connect sets the descriptors' connect flag: every operation runs over a reliable end-to-end
 connection (sender and receiver contexts, connection setup overlapped with the data fetch, ACKs,

@@ -31,6 +31,10 @@ export interface PutBandwidthOptions {
   seed?: number;
   /** payload reads the transmit engine keeps in flight (NIC default 16) */
   txReads?: number;
+  /** operations the transmit engine holds at once (NIC default 8) */
+  txOps?: number;
+  /** packets in the receive engine's pipeline (NIC default 4) */
+  rxPackets?: number;
 }
 
 export interface DirectionResult {
@@ -104,7 +108,7 @@ export function runPutBandwidth(opts: PutBandwidthOptions): PutBandwidthResult {
     intqSize: 64,
     epq: false,
     sdqRing: 64,
-    nic: { items: 16, rdma: { maxTransfer: Math.max(65536, bytes), ...(opts.txReads === undefined ? {} : { maxReads: opts.txReads }) }, atc: { entries: 4096, ways: 8 } },
+    nic: { items: 16, rdma: { maxTransfer: Math.max(65536, bytes), ...(opts.txReads === undefined ? {} : { maxReads: opts.txReads }), ...(opts.txOps === undefined ? {} : { txOps: opts.txOps }), ...(opts.rxPackets === undefined ? {} : { rxPackets: opts.rxPackets }) }, atc: { entries: 4096, ways: 8 } },
     link: {},
   });
   const senders = bidirectional ? [0, 1] : [0];

@@ -22,6 +22,9 @@ describe('nic bandwidth', () => {
     [['--count', '0'], /^--count: must be >= 1/],
     [['--bidir=maybe'], /^--bidir: expected true or false/],
     [['--size', '8'], /size/],
+    [['--tx-ops', '0'], /^--tx-ops: must be >= 1/],
+    [['--tx-reads', '257'], /^--tx-reads: must be <= 256/],
+    [['--rx-packets', 'x'], /^--rx-packets: expected an integer/],
   ])('%j is refused (exit 2) naming the flag', async (args, msg) => {
     const r = await cli(['nic', 'bandwidth', ...args]);
     expect(r.code).toBe(2);

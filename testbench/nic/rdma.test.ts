@@ -89,8 +89,9 @@ describe('RDMA engine: bad input and faults', () => {
     const good: DescSpec[] = [];
     const bad: DescSpec[] = [];
     for (let k = 0; k < 6; k++) {
-      // VPs 1 and 2 of both nodes: PUTs and GETs inside their own items (disjoint buffers per operation)
-      good.push({ me: k & 1, kind: k % 3 === 0 ? 'get' : 'put', vp: 1 + (k & 1), dstVp: 2 - (k & 1), localItem: -1 - (k % 3), remoteItem: -1 - (k % 3), localKeyOk: true, remoteKeyOk: true, localOff: 512 * k, remoteOff: 3000 * k, len: 700 + 300 * k, smallLen: 1, flags: 3, tag: k, fill: 0 });
+      // VPs 1 and 2 of both nodes: PUTs and GETs inside their own items, disjoint buffers per operation: local
+      // buffers in the first 4,760 bytes of an item, remote ones from 4,800 (a PUT's source is never another operation's target)
+      good.push({ me: k & 1, kind: k % 3 === 0 ? 'get' : 'put', vp: 1 + (k & 1), dstVp: 2 - (k & 1), localItem: -1 - (k % 3), remoteItem: -1 - (k % 3), localKeyOk: true, remoteKeyOk: true, localOff: 512 * k, remoteOff: 4800 + 2600 * k, len: 700 + 300 * k, smallLen: 1, flags: 3, tag: k, fill: 0 });
       // VP 0 of node 0: a broken descriptor, a wrong remote key, a foreign local item, a wrong local key
       bad.push({ me: 0, kind: (['garbage', 'put', 'put', 'get', 'coll', 'get'] as const)[k]!, vp: 0, dstVp: 0, localItem: k === 2 ? 1 : -1, remoteItem: -2, localKeyOk: k !== 3, remoteKeyOk: k !== 1 && k !== 5, localOff: 64, remoteOff: 64, len: 2000, smallLen: 1, flags: 1, tag: 100 + k, fill: 9 });
     }

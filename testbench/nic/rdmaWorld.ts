@@ -10,7 +10,7 @@ import { expect } from 'vitest';
 import { Simulator } from '../../rtl/kernel/index.ts';
 import { ItemWrite } from '../../rtl/nic/memcheck/types.ts';
 import { buildNicPair, type NicPair } from '../../rtl/nic/nicPair.ts';
-import { PioWrite } from '../../rtl/nic/pcie/index.ts';
+import { type PcieConfig, PioWrite } from '../../rtl/nic/pcie/index.ts';
 import { NC_EPQ_BASE, NC_INTQ_BASE, VR_DOORBELL, VR_EQ_BASE, VR_HDQ_WINDOW, VR_MPQ_BASE, VR_SDQ_BASE, VR_SDQ_SIZE } from '../../rtl/nic/vp/index.ts';
 import { Q_ENTRY_BYTES, Q_EPQ, Q_EQ, Q_INTQ, Q_MPQ, QS_REGISTER, type QueueSwWrite } from '../../rtl/nic/queues/index.ts';
 import type { LinkConfig } from '../../rtl/nic/link/index.ts';
@@ -51,11 +51,11 @@ export class RdmaWorld {
   /** descriptors posted per node and VP (software's count; the readout's dispatched count gives its credits back) */
   private readonly posted: [Float64Array, Float64Array] = [new Float64Array(VPS), new Float64Array(VPS)];
 
-  /** `pioVps` of the 4 VPs take descriptors by PIO (HDQ), the others by DMA (SDQ) */
-  constructor(link: Partial<Omit<LinkConfig, 'ports'>> = {}, epq = false, pioVps = 2, e2e: Partial<E2eConfig> = {}) {
+  /** `pioVps` of the 4 VPs take descriptors by PIO (HDQ), the others by DMA (SDQ); `pcie`: PCIe parameters of both NICs (e.g. read jitter) */
+  constructor(link: Partial<Omit<LinkConfig, 'ports'>> = {}, epq = false, pioVps = 2, e2e: Partial<E2eConfig> = {}, pcie: Partial<PcieConfig> = {}) {
     this.pioVps = pioVps;
     this.pair = buildNicPair(this.sim, {
-      nic: { vp: { pioVps, dmaVps: VPS - pioVps }, hdqSlots: HDQ_SLOTS, items: ITEMS, att: { readLatency: 40, jitter: 8 }, atc: { entries: 256, ways: 4 }, rdma: { maxPayload: MAX_PAYLOAD, maxTransfer: 1 << 16 }, queues: { epqEnabled: epq }, e2e },
+      nic: { pcie, vp: { pioVps, dmaVps: VPS - pioVps }, hdqSlots: HDQ_SLOTS, items: ITEMS, att: { readLatency: 40, jitter: 8 }, atc: { entries: 256, ways: 4 }, rdma: { maxPayload: MAX_PAYLOAD, maxTransfer: 1 << 16 }, queues: { epqEnabled: epq }, e2e },
       link: { latency: 60, ...link },
     });
     this.model = new RdmaModel({ vps: VPS, items: ITEMS, maxPayload: MAX_PAYLOAD, maxTransfer: 1 << 16, epqEnabled: epq });
@@ -156,7 +156,7 @@ export class RdmaWorld {
     this.settle();
   }
 
-  private busy(): boolean {
+  busy(): boolean {
     for (const n of [0, 1] as const) {
       const nic = this.pair.nics[n];
       if (!nic.coll.idle || !nic.tx.idle || !nic.rx.idle || !nic.e2eTx.idle || !nic.e2eRx.quiet) return true;

@@ -77,7 +77,7 @@ export class CollExpander extends Component {
   /** Push child k of `c` and return the next state (S_CHILD while children remain). */
   private sendChild(c: DispatchedDesc, k: number, t: number): number {
     const d = childPut(c.desc, k);
-    this.out.push({ vp: c.vp, seq: c.seq, dma: c.dma, bytes: encodeDescriptor(d), reason: DR_OK, field: '', desc: d, cycle: t });
+    this.out.push({ vp: c.vp, seq: c.seq, dma: c.dma, bytes: encodeDescriptor(d), reason: DR_OK, field: '', desc: d, cycle: t, fence: true });
     this.stats.children.inc();
     this.child.d = k + 1;
     return k + 1 < c.desc.children.length ? S_CHILD : S_PASS;

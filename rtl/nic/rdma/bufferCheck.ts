@@ -35,26 +35,47 @@ export class BufferCheck {
     this.xlates = 0;
   }
 
-  /** One cycle; true once the verdict and every page's translation are in. */
+  /** One cycle; true once the verdict and every page's translation are in (an engine with one check in flight). */
   step(req: Channel<MemCheckReq>, resp: Channel<MemCheckReq>, xl: Channel<AtcReq>): boolean {
-    if (!this.sent && req.canPush()) {
-      req.push(this.mc);
-      this.sent = true;
-    }
+    if (!this.sent && req.canPush()) this.send(req);
     if (resp.canPop()) {
       resp.pop();
       this.verdict = true;
     }
-    if (xl.canPop()) {
-      const x = xl.pop();
-      const ok = x.status === ATC_HIT || x.status === ATC_MISS || x.status === ATC_MERGED || x.status === ATC_BYPASS;
-      if (x.part < this.pagePa.length) this.pagePa[x.part] = ok ? x.pa - (x.va % PAGE_BYTES) : -1;
-      this.xlates++;
-    }
+    if (xl.canPop()) this.takeXlate(xl.pop());
+    return this.done;
+  }
+
+  // ---- the same steps for an engine with several checks in flight, which routes the answers by `mc.tag` ----
+  /** the request has not been sent yet */
+  get unsent(): boolean {
+    return !this.sent;
+  }
+
+  /** Push the request (the caller saw room in the checker's channel). */
+  send(req: Channel<MemCheckReq>): void {
+    req.push(this.mc);
+    this.sent = true;
+  }
+
+  /** The checker's verdict on this request arrived (the caller popped it: it is `mc`). */
+  takeVerdict(): void {
+    this.verdict = true;
+  }
+
+  /** One page's translation arrived. */
+  takeXlate(x: AtcReq): void {
+    const ok = x.status === ATC_HIT || x.status === ATC_MISS || x.status === ATC_MERGED || x.status === ATC_BYPASS;
+    if (x.part < this.pagePa.length) this.pagePa[x.part] = ok ? x.pa - (x.va % PAGE_BYTES) : -1;
+    this.xlates++;
+  }
+
+  /** the verdict and every page's translation are in */
+  get done(): boolean {
     return this.sent && this.verdict && this.xlates === this.mc.pages;
   }
 
-  /** After `step` returned true: 0 when the buffer may be used, else the checker's reason (1-7), RE_XLATE for a missing translation. */
+  /** After `step` returned true (or `done`): 0 when the buffer may be used, else the checker's reason (1-7), RE_XLATE for a missing translation. */
   get code(): number {
     if (this.mc.reason !== MC_OK) return this.mc.reason;
     if (this.mc.pages > this.pagePa.length) return RE_XLATE;

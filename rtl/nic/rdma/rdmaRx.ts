@@ -10,13 +10,12 @@ import { BufferCheck } from './bufferCheck.ts';
 import type { E2eDone } from '../e2e/e2eRx.ts';
 import { Outbox } from './outbox.ts';
 
-/** Receive engine states (one packet at a time). */
-const S_IDLE = 0; // take a packet: CRC, kind, sequence
-const S_CHECK = 1; // the target buffer's check (acting for the destination VP) and its translations
-const S_WRITE = 2; // DMA writes of the payload, one per page piece
-const S_FENCE = 3; // last packet: wait until the endpoint has taken the last write (data before event)
-const S_NOTIFY = 4; // queue entries, a refusal packet, a GET request for the transmit side, one per cycle
-export const RX_STATE_NAMES = ['idle', 'check', 'write', 'fence', 'notify'] as const;
+/** Receive engine states (the retire stage: one packet at a time, in arrival order). */
+const S_IDLE = 0; // take the oldest packet of the pipeline once its check is in: CRC, kind, sequence
+const S_WRITE = 1; // DMA writes of the payload, one per page piece
+const S_FENCE = 2; // last packet: wait until the endpoint has taken the last write (data before event)
+const S_NOTIFY = 3; // queue entries, a refusal packet, a GET request for the transmit side, one per cycle
+export const RX_STATE_NAMES = ['idle', 'write', 'fence', 'notify'] as const;
 
 /** per-source transfer state */
 const T_NONE = 0; // no transfer in progress
@@ -24,8 +23,27 @@ const T_ACTIVE = 1; // packets so far in sequence and written
 const T_BROKEN = 2; // a packet was lost, corrupted or refused: the rest is discarded; reported at its end
 
 /**
+ * One row of the receive pipeline: a packet taken from the link, its CRC verdict, and the check
+ * of its target buffer (acting for the destination VP) with the translations of its pages, made
+ * while older packets are written.
+ */
+class RxRow {
+  p: NetPacket | null = null;
+  crcOk = false;
+  /** a check was started for the packet (PUT or GET_RESP data with a good CRC, a known source and VP) */
+  checked = false;
+  /** a packet spans at most two pages (maxPayload <= 4096) */
+  readonly chk = new BufferCheck(2);
+}
+
+/**
  * The RDMA engine's receive side (docs/nic-rdma.md, "RDMA engine"): takes packets from the link
- * (`pktIn`), one at a time, as an explicit state machine (S_*). A packet failing its CRC goes to
+ * (`pktIn`) into a pipeline of `rxPackets` rows, one per cycle; the **intake** computes a packet's
+ * CRC and, for data, starts the check of its target buffer at once (the **check unit** sends one
+ * request per cycle to the memory checker and routes verdicts and translations back to their row
+ * by tag), so the checks of later packets overlap the writes of earlier ones. The **retire** stage
+ * takes the rows in arrival order, one packet at a time, as an explicit state machine (S_*),
+ * with exactly the rules of an engine that checks one packet at a time. A packet failing its CRC goes to
  * the EPQ. PUT and GET_RESP data are checked packet by packet through the memory checker
  * (write permission, key, range, owner = the destination VP), translated page by page and written
  * through PCIe; transfers are tracked per source node (T_*): a gap (lost packet), a bad CRC or a
@@ -41,9 +59,14 @@ export class RdmaRx extends Component {
   readonly cfg: RdmaConfig;
   state = S_IDLE;
   private p: NetPacket | null = null;
-  /** a packet spans at most two pages (maxPayload <= 4096) */
-  private readonly chk = new BufferCheck(2);
-  private readonly pagePa = this.chk.pagePa;
+  // the pipeline: rows [head, head + used) hold packets in arrival order
+  private readonly rows: RxRow[];
+  private head = 0;
+  private used = 0;
+  /** the next row whose check request goes to the memory checker (an offset from head) */
+  private nextReq = 0;
+  /** page translations of the packet being written (its row's) */
+  private pagePa: Float64Array;
   private writeOff = 0;
   private lastWrite: DmaWrite | null = null;
   private readonly out = new Outbox();
@@ -96,6 +119,8 @@ export class RdmaRx extends Component {
     this.tNext = new Float64Array(slots);
     this.tHead = new Array<NetPacket | null>(slots).fill(null);
     this.tReason = new Uint8Array(slots);
+    this.rows = Array.from({ length: c.rxPackets }, () => new RxRow());
+    this.pagePa = this.rows[0]!.chk.pagePa;
     this.stats = {
       packets: this.counter('packets'),
       crcErrors: this.counter('crc_errors'),
@@ -107,7 +132,16 @@ export class RdmaRx extends Component {
   }
 
   get idle(): boolean {
-    return this.state === S_IDLE && !this.pktIn.canPop() && !(this.e2eIn?.canPop() ?? false);
+    return this.state === S_IDLE && this.used === 0 && !this.pktIn.canPop() && !(this.e2eIn?.canPop() ?? false);
+  }
+
+  /** packets in the pipeline (taken from the link, not yet finished) */
+  get inFlight(): number {
+    return this.used;
+  }
+
+  private row(k: number): RxRow {
+    return this.rows[(this.head + k) % this.rows.length]!;
   }
 
   /** transfer slot of a packet: per source node, or per receiver context for a connection's packets */
@@ -149,10 +183,11 @@ export class RdmaRx extends Component {
     this.tHead[src] = null;
   }
 
-  private accept(p: NetPacket): void {
+  /** Retire stage: the oldest row's packet, its CRC verdict and (for data) its finished check. */
+  private accept(r: RxRow): void {
+    const p = r.p!;
+    const crcOk = r.crcOk;
     this.stats.packets.inc();
-    // a connection's packets were checked by the end-to-end receiver (which set their receiver context)
-    const crcOk = p.e2e || packetCrc(p) === p.crc;
     if (!crcOk) {
       this.stats.crcErrors.inc();
       this.out.entries.push({ kind: Q_EPQ, vp: 0, data: encodeEpqEntry(p.kind, p.src, p.dst, p.srcVp, p.dstVp, p.opId, p.offset, p.data, p.crc, packetCrc(p)) });
@@ -189,8 +224,12 @@ export class RdmaRx extends Component {
       }
       if (p.dstVp >= this.cfg.vps) return this.refuse(src, RE_BAD_VP);
       this.p = p;
-      this.chk.begin(p.item, p.key, p.addr, p.data === null ? 0 : p.data.length, true, p.dstVp, p.physical);
-      this.state = S_CHECK;
+      // the target buffer's check (acting for the destination VP), made at the intake
+      const code = r.chk.code;
+      if (code !== 0) return this.refuse(src, code);
+      this.pagePa = r.chk.pagePa;
+      this.writeOff = 0;
+      this.state = S_WRITE;
       return;
     }
     if (!crcOk) {
@@ -231,10 +270,67 @@ export class RdmaRx extends Component {
     this.tNext[this.slot(p)] = p.offset + (p.data === null ? 0 : p.data.length);
     if (!p.last) {
       this.p = null;
-      this.state = S_IDLE;
+      this.free();
       return;
     }
     this.state = S_FENCE;
+  }
+
+  /** The retire stage is done with the oldest row. */
+  private free(): void {
+    const r = this.row(0);
+    r.p = null;
+    this.head = (this.head + 1) % this.rows.length;
+    this.used--;
+    if (this.nextReq > 0) this.nextReq--;
+    this.state = S_IDLE;
+  }
+
+  /** One write of the packet in hand (one page piece). */
+  private write(): void {
+    const p = this.p!;
+    const data = p.data!;
+    if (!this.writeOut.canPush()) return;
+    const va = p.addr + this.writeOff;
+    const n = Math.min(data.length - this.writeOff, PAGE_BYTES - (va % PAGE_BYTES));
+    const page = Math.floor(va / PAGE_BYTES) - Math.floor(p.addr / PAGE_BYTES);
+    const w = new DmaWrite();
+    w.addr = this.pagePa[page]! + (va % PAGE_BYTES);
+    w.data = data.subarray(this.writeOff, this.writeOff + n);
+    this.writeOut.push(w);
+    this.lastWrite = w;
+    this.writeOff += n;
+    this.stats.written.inc(n);
+    if (this.writeOff === data.length) this.finishPacket();
+  }
+
+  /** Intake: a packet from the link (connectless first, then those the end-to-end receiver admitted) into the pipeline's next row; data packets start their check. */
+  private intake(): void {
+    const p = this.pktIn.canPop() ? this.pktIn.pop() : this.e2eIn!.pop();
+    const r = this.row(this.used);
+    r.p = p;
+    // a connection's packets were checked by the end-to-end receiver (which set their receiver context)
+    r.crcOk = p.e2e || packetCrc(p) === p.crc;
+    r.checked = r.crcOk && (p.kind === PK_PUT || p.kind === PK_GET_RESP) && Number.isInteger(p.src) && p.src >= 0 && p.src < this.cfg.nodes && p.dstVp < this.cfg.vps;
+    if (r.checked) {
+      r.chk.begin(p.item, p.key, p.addr, p.data === null ? 0 : p.data.length, true, p.dstVp, p.physical);
+      r.chk.mc.tag = (this.head + this.used) % this.rows.length;
+    }
+    this.used++;
+  }
+
+  /** Check unit: one request out (oldest first), one verdict and one translation in, each routed to its row by tag. */
+  private checks(rows: number): void {
+    while (this.nextReq < rows && !this.row(this.nextReq).checked) this.nextReq++;
+    if (this.nextReq < rows && this.mcReq.canPush()) {
+      this.row(this.nextReq).chk.send(this.mcReq);
+      this.nextReq++;
+    }
+    if (this.mcResp.canPop()) this.rows[this.mcResp.pop().tag]!.chk.takeVerdict();
+    if (this.xlIn.canPop()) {
+      const x = this.xlIn.pop();
+      this.rows[x.tag]!.chk.takeXlate(x);
+    }
   }
 
   private complete(): void {
@@ -265,47 +361,34 @@ export class RdmaRx extends Component {
   }
 
   tick(t: number): number {
+    // rows taken before this cycle (the intake adds at the end of the cycle)
+    const rows = this.used;
     switch (this.state) {
-      case S_IDLE:
-        // connectless packets first, then those the end-to-end receiver admitted
-        if (this.pktIn.canPop()) this.accept(this.pktIn.pop());
-        else if (this.e2eIn !== null && this.e2eIn.canPop()) this.accept(this.e2eIn.pop());
-        break;
-      case S_CHECK:
-        if (this.chk.step(this.mcReq, this.mcResp, this.xlIn)) {
-          const code = this.chk.code;
-          if (code !== 0) this.refuse(this.slot(this.p!), code);
-          else {
-            this.writeOff = 0;
-            this.state = S_WRITE;
-          }
-        }
-        break;
-      case S_WRITE: {
-        const p = this.p!;
-        const data = p.data!;
-        if (this.writeOut.canPush()) {
-          const va = p.addr + this.writeOff;
-          const n = Math.min(data.length - this.writeOff, PAGE_BYTES - (va % PAGE_BYTES));
-          const page = Math.floor(va / PAGE_BYTES) - Math.floor(p.addr / PAGE_BYTES);
-          const w = new DmaWrite();
-          w.addr = this.pagePa[page]! + (va % PAGE_BYTES);
-          w.data = data.subarray(this.writeOff, this.writeOff + n);
-          this.writeOut.push(w);
-          this.lastWrite = w;
-          this.writeOff += n;
-          this.stats.written.inc(n);
-          if (this.writeOff === data.length) this.finishPacket();
-        }
+      case S_IDLE: {
+        // the oldest packet, once its check (if it has one) is in
+        if (rows === 0) break;
+        const r = this.row(0);
+        if (r.checked && !r.chk.done) break;
+        this.accept(r);
+        // the state accept() chose acts in the same cycle (as one cycle after a one-packet engine's check)
+        const next: number = this.state;
+        if (next === S_WRITE) this.write();
+        else if (next === S_NOTIFY && this.out.drain(this.evOut, this.pktOut, this.serveOut) && this.sendDone()) this.free();
         break;
       }
+      case S_WRITE:
+        this.write();
+        break;
       case S_FENCE:
         if (this.lastWrite === null || this.lastWrite.acceptCycle >= 0) this.complete();
         break;
       case S_NOTIFY:
-        if (this.out.drain(this.evOut, this.pktOut, this.serveOut) && this.sendDone()) this.state = S_IDLE;
+        if (this.out.drain(this.evOut, this.pktOut, this.serveOut) && this.sendDone()) this.free();
         break;
     }
-    return this.state !== S_IDLE || this.pktIn.canPop() || (this.e2eIn?.canPop() ?? false) ? t + 1 : NEVER;
+    // (the rows the retire stage left: its free() this cycle moved the head)
+    this.checks(this.used);
+    if (this.used < this.rows.length && (this.pktIn.canPop() || (this.e2eIn !== null && this.e2eIn.canPop()))) this.intake();
+    return this.state !== S_IDLE || this.used > 0 || this.pktIn.canPop() || (this.e2eIn?.canPop() ?? false) ? t + 1 : NEVER;
   }
 }

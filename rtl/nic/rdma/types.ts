@@ -54,6 +54,8 @@ export const RE_NAMES: Record<number, string> = {
 export interface RdmaDescIn {
   vp: number;
   bytes: Uint8Array;
+  /** run alone: the transmit engine takes it only when no operation is in flight, and nothing else until it is done (a collective's children) */
+  fence?: boolean;
 }
 
 /** Fields of an EQ entry (32 bytes, little-endian). */
@@ -148,13 +150,17 @@ export interface RdmaConfig {
   maxPayload: number;
   /** longest transfer in bytes, default 1 MiB (the engine keeps one translation per page) */
   maxTransfer: number;
-  /** DMA reads in flight per transfer, default 16 */
+  /** payload DMA reads the transmit engine keeps in flight (over all its operations), default 16 */
   maxReads: number;
+  /** operations the transmit engine holds at once (one being decoded and checked, the others fetching and streaming), default 8; 1 = one operation at a time */
+  txOps: number;
+  /** packets in the receive engine's pipeline (their buffer checks overlap earlier packets' writes), default 4; 1 = one packet at a time */
+  rxPackets: number;
   /** virtual address bits, default 48 */
   vaBits: number;
 }
 
-export const RDMA_DEFAULTS: Readonly<RdmaConfig> = { node: 0, nodes: 2, vps: 40, items: 4096, maxPayload: 256, maxTransfer: 1 << 20, maxReads: 16, vaBits: 48 };
+export const RDMA_DEFAULTS: Readonly<RdmaConfig> = { node: 0, nodes: 2, vps: 40, items: 4096, maxPayload: 256, maxTransfer: 1 << 20, maxReads: 16, txOps: 8, rxPackets: 4, vaBits: 48 };
 
 export function rdmaConfig(p: Partial<RdmaConfig> = {}): RdmaConfig {
   for (const k of Object.keys(p)) if (!(k in RDMA_DEFAULTS)) throw new RangeError(`rdma config: unknown parameter ${k}`);
@@ -170,6 +176,8 @@ export function rdmaConfig(p: Partial<RdmaConfig> = {}): RdmaConfig {
   if ((c.maxPayload & (c.maxPayload - 1)) !== 0) throw new RangeError(`rdma config: maxPayload must be a power of two, got ${c.maxPayload}`);
   int('maxTransfer', c.maxTransfer, 1, 2 ** 32);
   int('maxReads', c.maxReads, 1, 256);
+  int('txOps', c.txOps, 1, 256);
+  int('rxPackets', c.rxPackets, 1, 256);
   int('vaBits', c.vaBits, 13, 52);
   return c;
 }

@@ -27,6 +27,8 @@ export interface DispatchedDesc {
   desc: NicDesc;
   /** cycle the readout granted it */
   cycle: number;
+  /** run alone in the transmit engine (set by the collective expander on a collective's child PUTs) */
+  fence?: boolean;
 }
 
 /**
