@@ -192,6 +192,73 @@ export class RingStages extends Batch {
     return t < this.from ? this.from : super.tick(t);
   }
 
+  /**
+   * `evalOne` for every stage, specialised for the ring: stages from the last to the first, so that
+   * when stage i + 1 runs, stage i (the producer of its input) has not run yet in this cycle and
+   * `canPop` needs no push stamp, and stage i + 1's pop of this cycle is known to stage i (the
+   * producer of that channel) from the previous iteration, not from a stamp. Only the two channels
+   * of the source (a component, which may have run earlier in the cycle) are checked by stamp.
+   * The stamps are still written, for the source's ports and for traces.
+   */
+  override evalAll(t: number): number {
+    const ch = this.ch;
+    const cn = ch.n;
+    const chd = ch.hd;
+    const cd = ch.data;
+    const pushT = ch.pushT;
+    const popT = ch.popT;
+    const fifo = this.fifo;
+    const fn = fifo.n;
+    const fh = fifo.hd;
+    const fd = fifo.data;
+    const cap = ch.capacity;
+    const n1 = this.size;
+    let busy = false;
+    let moved = false;
+    // stage N's output is popped by the source, which may have run already in this cycle
+    let popped = popT[n1] === t ? 1 : 0;
+    for (let i = n1 - 1; i >= 0; i--) {
+      const k = i + 1;
+      const n = fn[i]!;
+      // channel i's producer has not run yet in this cycle, except the source (channel 0)
+      const take = n !== RING_FIFO_DEPTH && cn[i]! - (i === 0 && pushT[0] === t ? 1 : 0) > 0;
+      const give = n !== 0 && cn[k]! + popped < cap;
+      let h = fh[i]!;
+      let m = n;
+      if (give) {
+        const v = (fd[i * RING_FIFO_DEPTH + h]! + 1) | 0;
+        h = h + 1 === RING_FIFO_DEPTH ? 0 : h + 1;
+        m--;
+        const c = cn[k]!;
+        let s = chd[k]! + c;
+        if (s >= cap) s -= cap;
+        cd[k * cap + s] = v;
+        cn[k] = c + 1;
+        pushT[k] = t;
+        moved = true;
+      }
+      popped = 0;
+      if (take) {
+        const ih = chd[i]!;
+        const v = cd[i * cap + ih]!;
+        chd[i] = ih + 1 === cap ? 0 : ih + 1;
+        cn[i] = cn[i]! - 1;
+        popT[i] = t;
+        let s = h + m;
+        if (s >= RING_FIFO_DEPTH) s -= RING_FIFO_DEPTH;
+        fd[i * RING_FIFO_DEPTH + s] = v;
+        m++;
+        popped = 1;
+        moved = true;
+      }
+      fh[i] = h;
+      fn[i] = m;
+      if (m > 0) busy = true;
+    }
+    if (moved) ch.moved = t;
+    return busy ? t + 1 : NEVER;
+  }
+
   evalOne(i: number, t: number): number {
     const ch = this.ch;
     const fifo = this.fifo;

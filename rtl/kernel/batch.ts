@@ -464,6 +464,19 @@ export abstract class Batch extends Component {
     this.order = null;
   }
 
+  /**
+   * Every instance's cycle t; returns the earliest cycle any asked for (Infinity for none). By
+   * default `evalOne` for i = 0 .. size - 1 in the loop compiled for the class. A subclass may
+   * replace it with a loop specialised for its design (as Verilator specialises C++ for a built
+   * design) that must do exactly what `evalOne` does for every i in some order, whatever the
+   * order of the other components; with `shuffleSeed`, cycles chosen by the seed run `evalOne` in a
+   * shuffled order instead, so the equivalence tests of a design (shuffled against not) check the
+   * specialised loop against `evalOne`.
+   */
+  evalAll(t: number): number {
+    return this.loops.run(this, this.size, t);
+  }
+
   /** Instance i's cycle t: read current state, then write next state; returns as Component.tick. */
   abstract evalOne(i: number, t: number): number;
 
@@ -475,7 +488,9 @@ export abstract class Batch extends Component {
   tick(t: number): number {
     const rng = this.sim._shuffleRng();
     let next: number;
-    if (rng === null) next = this.loops.run(this, this.size, t);
+    // shuffled order: half of the cycles (by the seed) evalOne in a shuffled order, the others evalAll
+    // with the components' order shuffled around it, so that a specialised evalAll is checked too
+    if (rng === null || rng.int(2) === 0) next = this.evalAll(t);
     else {
       const order = (this.order ??= Int32Array.from({ length: this.size }, (_, i) => i));
       for (let i = order.length - 1; i > 0; i--) {
