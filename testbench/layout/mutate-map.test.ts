@@ -37,6 +37,8 @@ describe('mutation map', () => {
     expect(testsFor('rtl/nic/pcie/link.ts')).toEqual(['testbench/nicfe/**/*.test.ts']);
     expect(testsFor('models/nic/memcheckModel.ts')).toEqual(['testbench/nic/**/*.test.ts']);
     expect(testsFor('models/nic/pcieModel.ts')).toEqual(['testbench/nicfe/**/*.test.ts']);
+    expect(testsFor('rtl/nic/link/link.ts')).toEqual(['testbench/nic/**/link*.test.ts']);
+    expect(testsFor('rtl/nic/desc/decode.ts')).toEqual(['testbench/nicfe/**/desc*.test.ts']);
     expect(testsFor('rtl/sharp/alu/x.ts')).toContain('testbench/models/**/*.test.ts');
     expect(testsFor('cli/main.ts')).toBeUndefined();
     const g = groupFiles(['rtl/nic/atc/mshr.ts', 'rtl/kernel/reg.ts', 'rtl/nic/atc/atc.ts']);
