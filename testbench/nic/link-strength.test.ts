@@ -104,41 +104,81 @@ function replayFaults(cfg: LinkConfig, offers: readonly { src: number; p: NetPac
   return out;
 }
 
+/** a seeded run of 3 ports with these faults: every packet lost, hit (which bit) or untouched as `replayFaults` says; the statistics agree */
+function checkFaults(f: Pick<LinkConfig, 'dropProb' | 'ber' | 'faultMask' | 'seed'>, offers: readonly { src: number; dst: number; len: number }[]): void {
+  const r = rig({ ports: 3, latency: 5, ...f });
+  const sent: { src: number; p: NetPacket; data: number[] | null; addr: number; buf: Uint8Array | null }[] = [];
+  for (const o of offers) {
+    while (!r.link.txIn[o.src]!.canPush()) r.step();
+    const p = r.offer(o.src, o.dst, o.len);
+    sent.push({ src: o.src, p, data: p.data === null ? null : [...p.data], addr: p.addr, buf: p.data });
+  }
+  r.step(3000);
+  const want = replayFaults(r.link.cfg, sent);
+  const byId = new Map(r.got.map((g) => [g.p.opId, g.p]));
+  for (const s of sent) {
+    const w = want.get(s.p.opId)!;
+    const g = byId.get(s.p.opId);
+    expect(g === undefined, `packet ${s.p.opId} lost`).toBe(w.lost);
+    if (g !== undefined) expect({ data: g.data === null ? null : [...g.data], addr: g.addr, crcOk: packetCrc(g) === g.crc }).toEqual({ data: w.data, addr: w.addr, crcOk: !w.hit });
+    expect(s.buf === null ? null : [...s.buf], 'the sender data unchanged').toEqual(s.data);
+  }
+  const vals = [...want.values()];
+  expect([r.link.stats.sent.value, r.link.stats.dropped.value, r.link.stats.corrupted.value, r.link.stats.delivered.value]).toEqual([
+    sent.length,
+    vals.filter((v) => v.lost).length,
+    vals.filter((v) => v.hit).length,
+    vals.filter((v) => !v.lost).length,
+  ]);
+}
+
 describe('link faults, packet by packet', () => {
   it('which packets are lost or hit, and which bit, follow the documented per-port seeded rule; the sender keeps its data', () => {
+    // fixed cases first (drops only, hits only, both), then random ones
+    for (const [dropProb, ber] of [
+      [0.5, 0],
+      [0, 1e-3],
+      [0.3, 1e-3],
+    ] as const) {
+      const offers = Array.from({ length: 40 }, (_, i) => ({ src: i % 3, dst: (i * 7) % 3, len: [0, -1, 1, 5, 300][i % 5]! }));
+      checkFaults({ dropProb, ber, faultMask: 7, seed: 11 }, offers);
+    }
     fc.assert(
       fc.property(
         fc.record({ dropProb: fc.constantFrom(0, 0.2, 1), ber: fc.constantFrom(0, 3e-4, 1), faultMask: fc.integer({ min: 0, max: 7 }), seed: fc.integer({ min: 0, max: 2 ** 32 - 1 }) }),
         fc.array(fc.record({ src: fc.integer({ min: 0, max: 2 }), dst: fc.integer({ min: 0, max: 2 }), len: fc.constantFrom(0, 0, -1, 1, 5, 300) }), { minLength: 1, maxLength: 30 }),
-        (f, offers) => {
-          const r = rig({ ports: 3, latency: 5, ...f });
-          const sent: { src: number; p: NetPacket; data: number[] | null; addr: number; buf: Uint8Array | null }[] = [];
-          for (const o of offers) {
-            while (!r.link.txIn[o.src]!.canPush()) r.step();
-            const p = r.offer(o.src, o.dst, o.len);
-            sent.push({ src: o.src, p, data: p.data === null ? null : [...p.data], addr: p.addr, buf: p.data });
-          }
-          r.step(3000);
-          const want = replayFaults(r.link.cfg, sent);
-          const byId = new Map(r.got.map((g) => [g.p.opId, g.p]));
-          for (const s of sent) {
-            const w = want.get(s.p.opId)!;
-            const g = byId.get(s.p.opId);
-            expect(g === undefined, `packet ${s.p.opId} lost`).toBe(w.lost);
-            if (g !== undefined) expect({ data: g.data === null ? null : [...g.data], addr: g.addr, crcOk: packetCrc(g) === g.crc }).toEqual({ data: w.data, addr: w.addr, crcOk: !w.hit });
-            expect(s.buf === null ? null : [...s.buf], 'the sender data unchanged').toEqual(s.data);
-          }
-          const vals = [...want.values()];
-          expect([r.link.stats.sent.value, r.link.stats.dropped.value, r.link.stats.corrupted.value, r.link.stats.delivered.value]).toEqual([
-            sent.length,
-            vals.filter((v) => v.lost).length,
-            vals.filter((v) => v.hit).length,
-            vals.filter((v) => !v.lost).length,
-          ]);
-        },
+        (f, offers) => checkFaults(f, offers),
       ),
       { numRuns: 60 },
     );
+  });
+});
+
+describe('link fault thresholds', () => {
+  /** the first draw of port 0's fault stream for a seed */
+  const firstDraw = (seed: number): number => new Rng(seed).fork('port0').float();
+
+  it('a draw equal to dropProb is not a loss (lost: draws below it)', () => {
+    const seed = 3;
+    const r = rig({ dropProb: firstDraw(seed), seed });
+    r.offer(0, 1, 0);
+    r.step(300);
+    expect([r.got.length, r.link.stats.dropped.value]).toEqual([1, 0]);
+  });
+
+  it('a draw equal to 1 - (1 - ber)^bits is not a hit (hit: draws below it)', () => {
+    // a seed whose first draw v is exactly reached by some ber for a 32-byte packet (256 bits)
+    let seed = 1;
+    let ber = 0;
+    for (; seed < 10000; seed++) {
+      const v = firstDraw(seed);
+      ber = 1 - (1 - v) ** (1 / 256);
+      if (v > 0 && 1 - (1 - ber) ** 256 === v) break;
+    }
+    const r = rig({ ber, seed });
+    r.offer(0, 1, 0);
+    r.step(300);
+    expect([r.got.length, r.link.stats.corrupted.value, packetCrc(r.got[0]!.p) === r.got[0]!.p.crc]).toEqual([1, 0, true]);
   });
 });
 
@@ -157,7 +197,7 @@ describe('link ports', () => {
   });
 
   it('channel capacities: 4 on each transmit channel, rxCapacity on rxOut and on ctlOut', () => {
-    const r = rig({ rxCapacity: 3, latency: 5 }, true);
+    const r = rig({ rxCapacity: 3, latency: 5 }, true, true);
     for (let i = 0; i < 4; i++) {
       expect(r.link.txIn[0]!.canPush()).toBe(true);
       r.offer(0, 1, 0);
@@ -165,15 +205,14 @@ describe('link ports', () => {
     expect(r.link.txIn[0]!.canPush()).toBe(false);
     for (let i = 0; i < 4; i++) r.offer(1, 0, 0, true);
     r.step(200);
-    let n = 0;
-    while (r.link.rxOut[1]!.canPop()) {
-      r.link.rxOut[1]!.pop();
-      n++;
-    }
-    expect(n).toBe(3);
-    expect(r.got.filter((g) => g.ctl).length).toBe(4);
+    const take = (ch: (typeof r.link.rxOut)[number]): number => {
+      let n = 0;
+      for (; ch.canPop(); n++) ch.pop();
+      return n;
+    };
+    expect([take(r.link.rxOut[1]!), take(r.link.ctlOut[0]!)]).toEqual([3, 3]);
     r.step(5);
-    expect(r.link.rxOut[1]!.canPop()).toBe(true);
+    expect([take(r.link.rxOut[1]!), take(r.link.ctlOut[0]!)]).toEqual([1, 1]);
     expect(r.link.stats.delivered.value).toBe(8);
   });
 
