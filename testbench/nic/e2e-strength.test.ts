@@ -381,6 +381,9 @@ describe('end-to-end: foreign packets', () => {
       fake(PK_PUT, { src: 0, dst: 1, ctx: 2, serial: 1, seq: 0 }), // ctx = senderContexts
       fake(PK_PUT, { src: 0, dst: 1, ctx: -1, serial: 1, seq: 0 }),
       fake(PK_CONN_REQ, { src: 0, dst: 1, ctx: 1.5, serial: 1 }),
+      fake(PK_CONN_REQ, { src: 2, dst: 1, ctx: 0, serial: 1 }), // node = nodes
+      fake(PK_CONN_REQ, { src: 0, dst: 1, ctx: 2, serial: 1 }), // ctx = senderContexts
+      fake(PK_CONN_REQ, { src: 0, dst: 1, ctx: -1, serial: 1 }),
       fake(PK_PUT, { src: 2, dst: 1, ctx: 0, serial: 1, seq: 0 }), // node = nodes
       fake(PK_PUT, { src: 0, dst: 1, ctx: 1, serial: 1, seq: 0 }), // no such connection
       fake(PK_PUT, { src: 0, dst: 1, ctx: 0, serial: 2, seq: 0 }), // not the closed serial
@@ -393,7 +396,7 @@ describe('end-to-end: foreign packets', () => {
       r.run(1);
     }
     r.run(200);
-    expect([r.stat('rx.unknown'), r.stat('rx.crc_errors'), r.stat('rx.conn_accepted'), r.stat('rx.conn_refused')]).toEqual([6, 1, 1, 0]);
+    expect([r.stat('rx.unknown'), r.stat('rx.crc_errors'), r.stat('rx.conn_accepted'), r.stat('rx.conn_refused')]).toEqual([9, 1, 1, 0]);
     const ans = r.seen.slice(before).filter((s) => s.p.dst === 0);
     expect(ans.map((s) => [s.kind, s.p.fin, s.p.seq, s.p.reason, s.p.ctx, s.p.serial, packetCrc(s.p) === s.p.crc])).toEqual([[PK_ACK, true, 2, 7, 0, 1, true]]);
   });
