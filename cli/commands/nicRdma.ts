@@ -20,7 +20,8 @@ doorbell store, the SDQ fetching it by a PCIe read (--path dma). Completion is d
 the remote event (PUT, IMM_PUT), the MPQ entry (MP), the local event (GET). Prints the latency of a
 cold operation (ATC misses) and of a warm one, and the throughput of --count operations with up to
 4 in flight (the transmit engine overlaps up to 8 operations; nic bandwidth measures the stream). Exit 1 if the target buffer does not
-hold the source bytes. The timing parameters are not yet calibrated on the seed's Table 1.
+hold the source bytes. This is the bare NIC, without the host's software costs: 'nic table'
+adds the calibrated ones (docs/nic-calibration.md).
 --connect sets the descriptors' connect flag: every operation runs over a reliable end-to-end
 connection (sender and receiver contexts, connection setup overlapped with the data fetch, ACKs,
 retransmission; docs/nic-rdma.md, "Reliable end-to-end"), and the end-to-end counts are printed.

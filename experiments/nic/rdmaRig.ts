@@ -10,6 +10,7 @@
  * queue kind and VP), SDQ rings from SDQ_REGION (64 KiB per VP); data pages anywhere else.
  */
 import { reg64 } from './frontEnd.ts';
+import { entryLines, type HostCosts, HostCpu, hostCosts, isFree } from './hostCpu.ts';
 import { Simulator } from '../../rtl/kernel/index.ts';
 import { ItemWrite } from '../../rtl/nic/memcheck/types.ts';
 import { buildNicPair, type NicPair } from '../../rtl/nic/nicPair.ts';
@@ -39,6 +40,13 @@ export interface RigConfig {
   /** every other NIC parameter (VP counts and the node number are set here) */
   nic: Partial<Omit<NicConfig, 'node' | 'vp'>>;
   link: Partial<Omit<LinkConfig, 'ports'>>;
+  /**
+   * the host software's costs (experiments/nic/hostCpu.ts; default HOST_COSTS, the calibrated
+   * host): a posted descriptor's stores enter the root complex sendNs after the call (PIO chunks
+   * pioChunkNs apart), and `detected` adds the polling time to a landing. NO_HOST_COSTS: the
+   * stores enter at the call (the bare NIC).
+   */
+  host?: Partial<HostCosts>;
 }
 
 /** An item of a memory checker, as software writes it. */
@@ -62,6 +70,12 @@ export class RdmaRig {
   hostWrites = 0;
   /** called for every posted write that lands in node n's host memory */
   onHostWrite: ((n: number, addr: number, data: Uint8Array, cycle: number) => void) | null = null;
+  /** the host software's costs this rig applies */
+  readonly host: HostCosts;
+  /** each node's CPU (used when some host cost is not 0) */
+  readonly cpus: [HostCpu, HostCpu];
+  /** per node and VP: the cycle the VP's process is done with its last send (its CPU is free) */
+  private readonly cpuFree: [Float64Array, Float64Array];
   private readonly hdqSlots: number;
 
   constructor(readonly cfg: RigConfig) {
@@ -70,9 +84,12 @@ export class RdmaRig {
     for (const [k, n] of [[Q_EQ, cfg.eqSize], [Q_MPQ, cfg.mpqSize], [Q_INTQ, cfg.intqSize]] as const) {
       if (!Number.isInteger(n) || n < 1 || (n & (n - 1)) !== 0 || n * Q_ENTRY_BYTES[k]! > QUEUE_SLOT) throw new RangeError(`${['eqSize', 'mpqSize', 'intqSize'][k]} must be a power of two of at most ${QUEUE_SLOT / Q_ENTRY_BYTES[k]!} entries, got ${n}`);
     }
+    this.host = hostCosts(cfg.host);
     this.hdqSlots = cfg.nic.hdqSlots ?? 4;
     this.posted = [new Float64Array(vps), new Float64Array(vps)];
+    this.cpuFree = [new Float64Array(vps), new Float64Array(vps)];
     this.pair = buildNicPair(this.sim, { nic: { ...cfg.nic, vp: { pioVps, dmaVps: vps - pioVps }, queues: { ...cfg.nic.queues, epqEnabled: cfg.epq } }, link: cfg.link });
+    this.cpus = [new HostCpu(this.sim, 'cpu0', this.pair.nics[0]!.pcie.host.pioIn), new HostCpu(this.sim, 'cpu1', this.pair.nics[1]!.pcie.host.pioIn)];
     for (const n of [0, 1]) {
       this.pair.nics[n]!.pcie.host.onWrite = (tlp, cycle) => {
         this.hostWrites++;
@@ -105,12 +122,8 @@ export class RdmaRig {
 
   private tryStore(n: number, writer: number, addr: number, data: Uint8Array): boolean {
     const host = this.pair.nics[n]!.pcie.host;
-    if (!host.pioIn.canPush()) return false;
-    const w = new PioWrite();
-    w.writer = writer;
-    w.addr = addr;
-    w.data = data;
-    host.pioIn.push(w);
+    if (this.cpus[n]!.pending > 0 || !host.pioIn.canPush()) return false;
+    host.pioIn.push(pioWrite(writer, addr, data));
     return true;
   }
 
@@ -127,17 +140,44 @@ export class RdmaRig {
     return (vp < this.cfg.pioVps ? this.hdqSlots : this.cfg.sdqRing) - out;
   }
 
-  /** Post a descriptor on VP vp of node n if its queue has room and the CPU's store queue takes it now; true if posted. */
+  /**
+   * Post a descriptor on VP vp of node n if its queue has room; true if posted. Without host costs
+   * the store enters the root complex now (so the store queue must have room now); with them the
+   * VP's process (busy until its previous send is done) spends sendNs, then its CPU issues the
+   * stores: a PIO descriptor in 64-byte chunks pioChunkNs apart, or, for a DMA VP, the doorbell
+   * (the descriptor itself is written into the ring entry in host memory).
+   */
   tryPost(n: number, vp: number, bytes: Uint8Array): boolean {
-    if (this.room(n, vp) <= 0 || !this.pair.nics[n]!.pcie.host.pioIn.canPush()) return false;
+    const free = isFree(this.host);
+    if (this.room(n, vp) <= 0 || (free && !this.tryStoreRoom(n))) return false;
     const k = this.posted[n]![vp]!;
-    if (vp < this.cfg.pioVps) this.tryStore(n, vp, vp * 4096 + VR_HDQ_WINDOW, bytes);
-    else {
-      this.pair.nics[n]!.pcie.mem.write(sdqBase(vp) + (k % this.cfg.sdqRing) * SDQ_ENTRY, bytes);
-      this.tryStore(n, vp, vp * 4096 + VR_DOORBELL, reg64(1));
+    const pio = vp < this.cfg.pioVps;
+    if (!pio) this.pair.nics[n]!.pcie.mem.write(sdqBase(vp) + (k % this.cfg.sdqRing) * SDQ_ENTRY, bytes);
+    if (free) {
+      if (pio) this.tryStore(n, vp, vp * 4096 + VR_HDQ_WINDOW, bytes);
+      else this.tryStore(n, vp, vp * 4096 + VR_DOORBELL, reg64(1));
+    } else {
+      const cyc = (ns: number): number => Math.round(this.sim.nsToCycles(ns));
+      let at = Math.max(this.sim.cycle, this.cpuFree[n]![vp]!) + cyc(this.host.sendNs);
+      if (pio) {
+        for (let off = 0; off < bytes.length; off += 64) {
+          if (off > 0) at += cyc(this.host.pioChunkNs);
+          this.cpus[n]!.schedule(at, pioWrite(vp, vp * 4096 + VR_HDQ_WINDOW + off, bytes.subarray(off, Math.min(off + 64, bytes.length))));
+        }
+      } else this.cpus[n]!.schedule(at, pioWrite(vp, vp * 4096 + VR_DOORBELL, reg64(1)));
+      this.cpuFree[n]![vp] = at + 1;
     }
     this.posted[n]![vp] = k + 1;
     return true;
+  }
+
+  private tryStoreRoom(n: number): boolean {
+    return this.cpus[n]!.pending === 0 && this.pair.nics[n]!.pcie.host.pioIn.canPush();
+  }
+
+  /** The cycle a process polling for a completion entry of `entryBytes` that landed in `landed` has read it (pollLineNs per 64-byte line). */
+  detected(landed: number, entryBytes: number): number {
+    return landed + Math.round(this.sim.nsToCycles(this.host.pollLineNs)) * entryLines(entryBytes);
   }
 
   /** Post, waiting (simulating) while the VP's queue is full. */
@@ -149,7 +189,7 @@ export class RdmaRig {
   busy(): boolean {
     for (const n of [0, 1]) {
       const nic = this.pair.nics[n]!;
-      if (!nic.coll.idle || !nic.tx.idle || !nic.rx.idle) return true;
+      if (!nic.coll.idle || !nic.tx.idle || !nic.rx.idle || this.cpus[n]!.pending > 0) return true;
       for (let vp = 0; vp < this.cfg.vps; vp++) if (nic.readout.dispatchedOf(vp) < this.posted[n]![vp]!) return true;
     }
     return false;
@@ -179,4 +219,12 @@ export class RdmaRig {
     }
     return false;
   }
+}
+
+function pioWrite(writer: number, addr: number, data: Uint8Array): PioWrite {
+  const w = new PioWrite();
+  w.writer = writer;
+  w.addr = addr;
+  w.data = data;
+  return w;
 }

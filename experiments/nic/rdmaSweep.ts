@@ -18,6 +18,7 @@
 import { blankDesc, DESC_IMM_PUT, DESC_PUT, encodeDescriptor } from '../../rtl/nic/desc/index.ts';
 import { Rng } from '../../rtl/kernel/rng.ts';
 import { Q_EQ } from '../../rtl/nic/queues/index.ts';
+import { NO_HOST_COSTS } from './hostCpu.ts';
 import { queueBase, RdmaRig, type RigConfig } from './rdmaRig.ts';
 
 /** One configuration: a value per axis. */
@@ -160,6 +161,9 @@ function rigConfig(p: SweepPoint, load: SweepLoad, maxBytes: number): RigConfig 
       atc: { entries: 4096, ways: 8 },
     },
     link: {},
+    // the bare NIC: stores enter the root complex when the process may post (the sweep's figures
+    // measure the NICs, not the calibrated host software of `nic table`)
+    host: NO_HOST_COSTS,
   };
 }
 
