@@ -4,7 +4,7 @@
  */
 import { bool, CheckFailed, type CommandSpec } from '../args.ts';
 import { HOST_COST_NAMES, HOST_COSTS, type HostCosts } from '../../experiments/nic/hostCpu.ts';
-import { FIT_BASE, FIT_RUNS, FIT_STEP_NS, fitHost, MPI_COSTS, rmsPct, runTable1, table1Cells, table2, type Table1Row, type Table2Row, TABLE1_BYTES } from '../../experiments/nic/nicTable.ts';
+import { FIG2_LARGE, figure2Points, FIT_BASE, FIT_RUNS, FIT_STEP_NS, fitHost, type Fig2Row, MPI_COSTS, rmsPct, runFigure2, runTable1, table1Cells, table2, type Table1Row, type Table2Row, TABLE1_BYTES } from '../../experiments/nic/nicTable.ts';
 import { withProgress } from '../progress.ts';
 
 const T1_TOL = 5;
@@ -31,6 +31,12 @@ function t2Lines(rows: Table2Row[]): string {
   return s;
 }
 
+function f2Lines(rows: Fig2Row[]): string {
+  let s = `${'direction'.padEnd(15)} ${'VP'.padEnd(4)} ${'bytes'.padStart(6)} ${'seed peak'.padStart(10)} ${'model'.padStart(7)} ${'error'.padStart(9)}\n`;
+  for (const r of rows) s += `${r.direction.padEnd(15)} ${r.path.toUpperCase().padEnd(4)} ${String(r.bytes).padStart(6)} ${r.seed_gbps.toFixed(1).padStart(10)} ${r.model_gbps.toFixed(2).padStart(7)} ${sign(r.error_pct).padStart(9)}\n`;
+  return s;
+}
+
 export const commands: CommandSpec[] = [
   {
     path: ['nic', 'table'],
@@ -45,10 +51,16 @@ completion entry. Table 2 (MPI latency, ER channel = immediate PUT, SR channel =
 those cells plus the MPI library's costs (erSendCopyNs ${MPI_COSTS.erSendCopyNs}, erRecvCopyNs
 ${MPI_COSTS.erRecvCopyNs}, progressNs ${MPI_COSTS.progressNs} ns: the seed's text, not fitted). Every cell
 next to the seed's with the error in percent; cells outside ${T1_TOL} % (Table 1) or ${T2_TOL} % (Table 2) are
-marked (docs/nic-calibration.md says why). Exit 1 if a target does not hold the source bytes.
+marked (docs/nic-calibration.md says why). Figure 2 (RDMA PUT bandwidth, unidirectional and
+bidirectional, PIO and DMA VPs) measured live by experiments/nic/bandwidth.ts at the size the seed's
+peak starts from (4 KB, 8 KB) and at ${FIG2_LARGE} bytes, next to the seed's peak (11.7, 20.6 GB/s);
+--latency-only skips it. Exit 1 if a target does not hold the source bytes.
 --fit: rerun the weighted least-squares fit of the three host costs (${FIT_RUNS} simulations) and
 print its derivation; exit 1 if the fitted values differ from the defaults.`,
-    flags: [{ name: 'fit', type: 'bool', default: false, help: 'rerun the fit of the host costs on Table 1 and print the derivation' }],
+    flags: [
+      { name: 'fit', type: 'bool', default: false, help: 'rerun the fit of the host costs on Table 1 and print the derivation' },
+      { name: 'latency-only', type: 'bool', default: false, help: "Tables 1 and 2 only (skip Figure 2's bandwidth runs)" },
+    ],
     run(f, io) {
       const json = bool(f, 'json');
       if (bool(f, 'fit')) {
@@ -74,15 +86,24 @@ print its derivation; exit 1 if the fitted values differ from the defaults.`,
         if (!same) throw new CheckFailed(`the fitted host costs (${hostLine(r.fitted)}) differ from HOST_COSTS (${hostLine(HOST_COSTS)})`);
         return 0;
       }
-      const t1 = withProgress(io, { label: 'nic table', total: 12, unit: 'Table 1 cells' }, (update) => runTable1(HOST_COSTS, update));
+      const bw = !bool(f, 'latency-only');
+      const total = 12 + (bw ? figure2Points().length : 0);
+      const [t1, f2] = withProgress(io, { label: 'nic table', total, unit: bw ? 'Table 1 cells, then Figure 2 points' : 'Table 1 cells' }, (update) => {
+        const a = runTable1(HOST_COSTS, update);
+        return [a, bw ? runFigure2(undefined, (i) => update(12 + i)) : []] as const;
+      });
       const t2 = table2(t1);
-      if (json) io.out(JSON.stringify({ host: HOST_COSTS, mpi: MPI_COSTS, table1: t1, table1_rms_error_pct: rmsPct(t1), table2: t2 }) + '\n');
+      if (json) io.out(JSON.stringify({ host: HOST_COSTS, mpi: MPI_COSTS, table1: t1, table1_rms_error_pct: rmsPct(t1), table2: t2, ...(bw ? { figure2: f2 } : {}) }) + '\n');
       else {
         io.out(`TH Express-2 (seed 003) against the two-NIC model; host costs ${hostLine(HOST_COSTS)} ns (fitted: nic table --fit)\n\n`);
         io.out(`Table 1: minimum point-to-point latency, ${TABLE1_BYTES} bytes, completion read by the polling process (fitted)\n\n`);
         io.out(t1Lines(t1));
         io.out(`\nTable 2: MPI latency, ER = IMM_PUT + MPI copies and progress, SR = MP + progress (predicted)\n\n`);
         io.out(t2Lines(t2));
+        if (bw) {
+          io.out(`\nFigure 2: RDMA PUT bandwidth, GB/s of payload, measured (experiments/nic/bandwidth.ts, the calibrated host)\n\n`);
+          io.out(f2Lines(f2));
+        }
       }
       const bad = t1.filter((r) => !r.ok);
       if (bad.length > 0) throw new CheckFailed(`the target does not hold the source bytes in ${bad.map((r) => r.label).join(', ')}`);

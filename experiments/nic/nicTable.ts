@@ -10,9 +10,13 @@
  *   (`fitHost`): sensitivities by finite differences of whole simulations, relative errors.
  * - Table 2 (MPI latency, ER and SR channels): predicted from the Table 1 cells plus the MPI
  *   library's costs (MPI_COSTS, from the seed's text, not fitted).
+ * - Figure 2 (RDMA PUT bandwidth, unidirectional and bidirectional, PIO and DMA VPs): measured live
+ *   by experiments/nic/bandwidth.ts (`runPutBandwidth`, the rig with its default host costs) at the
+ *   size the seed's peak starts from and at 64 KiB, each against the seed's peak.
  */
 import { HOST_COST_NAMES, HOST_COSTS, type HostCosts, hostCosts } from './hostCpu.ts';
 import { queueBase, RdmaRig } from './rdmaRig.ts';
+import { runPutBandwidth, SEED_PEAK } from './bandwidth.ts';
 import { RDMA_PROBE_DEFAULTS } from './rdmaProbe.ts';
 import { blankDesc, DESC_IMM_PUT, DESC_MP, DESC_PUT, encodeDescriptor } from '../../rtl/nic/desc/index.ts';
 import { Q_ENTRY_BYTES, Q_EQ, Q_MPQ } from '../../rtl/nic/queues/index.ts';
@@ -293,4 +297,46 @@ export function table2(t1: Table1Row[], mpi: MpiCosts = MPI_COSTS): Table2Row[] 
         out.push({ path, connect, channel, label: `${path.toUpperCase()} ${connect ? 'connect' : 'connectless'} ${channel}`, from: cell.label, glex_ns: cell.model_ns, mpi_ns: mpiNs, seed_ns: seed, model_ns: model, error_pct: errorPct(model, seed) });
       }
   return out;
+}
+
+// ---------------------------------------------------------------- Figure 2
+
+export type Fig2Direction = 'unidirectional' | 'bidirectional';
+
+export interface Fig2Point {
+  direction: Fig2Direction;
+  path: VpPath;
+  bytes: number;
+}
+
+/** the plateau's end the table checks besides the seed's "from" size */
+export const FIG2_LARGE = 65536;
+
+/** Figure 2's points: each direction on each VP kind at the size the seed's peak starts from (4 KB, 8 KB) and at 64 KiB. */
+export function figure2Points(): Fig2Point[] {
+  const pts: Fig2Point[] = [];
+  for (const direction of ['unidirectional', 'bidirectional'] as const) for (const path of ['pio', 'dma'] as const) for (const bytes of [SEED_PEAK[direction].fromBytes, FIG2_LARGE]) pts.push({ direction, path, bytes });
+  return pts;
+}
+
+export interface Fig2Row extends Fig2Point {
+  label: string;
+  /** the seed's peak, GB/s */
+  seed_gbps: number;
+  model_gbps: number;
+  error_pct: number;
+}
+
+/** The measurement of one point: payload GB/s (runPutBandwidth's; tests may pass another). */
+export type Fig2Measure = (p: Fig2Point) => number;
+
+export const measureFig2: Fig2Measure = (p) => runPutBandwidth({ bytes: p.bytes, bidirectional: p.direction === 'bidirectional', path: p.path }).gbPerS;
+
+export function runFigure2(measure: Fig2Measure = measureFig2, update?: (done: number) => void): Fig2Row[] {
+  return figure2Points().map((p, i) => {
+    const model = measure(p);
+    update?.(i + 1);
+    const seed = SEED_PEAK[p.direction].gbPerS;
+    return { ...p, label: `${p.direction} ${p.path.toUpperCase()} ${p.bytes} B`, seed_gbps: seed, model_gbps: model, error_pct: errorPct(model, seed) };
+  });
 }

@@ -8,7 +8,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../lib/cli.ts';
 import { HOST_COSTS, hostCosts, NO_HOST_COSTS } from '../../experiments/nic/hostCpu.ts';
-import { errorPct, fitHost, type HostFit, MPI_COSTS, runCell, SEED_TABLE1, SEED_TABLE2, solve, table1Cells, table2 } from '../../experiments/nic/nicTable.ts';
+import { errorPct, FIG2_LARGE, figure2Points, fitHost, type HostFit, MPI_COSTS, runCell, runFigure2, SEED_TABLE1, SEED_TABLE2, solve, table1Cells, table2 } from '../../experiments/nic/nicTable.ts';
 import { runRdmaProbe } from '../../experiments/nic/rdmaProbe.ts';
 
 describe('nic table', () => {
@@ -82,13 +82,34 @@ describe('nic table', () => {
     expect(solve([[2, 1], [1, 3]], [3, 5])).toEqual([expect.closeTo(0.8, 12), expect.closeTo(1.4, 12)]);
   });
 
+  it('Figure 2: each direction on each VP kind at the size the seed peak starts from and at 64 KiB, against the seed peak', () => {
+    const asked: string[] = [];
+    const rows = runFigure2((p) => {
+      asked.push(`${p.direction}/${p.path}/${p.bytes}`);
+      return p.bytes / 1000 + (p.path === 'dma' ? 0.5 : 0);
+    });
+    expect(rows).toHaveLength(8);
+    expect(new Set(asked).size).toBe(8);
+    expect(figure2Points()).toHaveLength(8);
+    for (const direction of ['unidirectional', 'bidirectional'] as const)
+      for (const path of ['pio', 'dma'] as const)
+        for (const bytes of [direction === 'unidirectional' ? 4096 : 8192, FIG2_LARGE]) {
+          const r = rows.find((x) => x.direction === direction && x.path === path && x.bytes === bytes)!;
+          expect(r, `${direction} ${path} ${bytes}`).toBeDefined();
+          expect(r.seed_gbps).toBe(direction === 'unidirectional' ? 11.7 : 20.6);
+          expect(r.model_gbps).toBe(bytes / 1000 + (path === 'dma' ? 0.5 : 0));
+          expect(r.error_pct).toBeCloseTo((100 * (r.model_gbps - r.seed_gbps)) / r.seed_gbps, 9);
+        }
+  });
+
   it('the command: --json rows, text marks, bad flags exit 2', async () => {
-    const j = await cli(['nic', 'table', '--json']);
+    const j = await cli(['nic', 'table', '--json', '--latency-only']);
     expect(j.code).toBe(0);
     const o = JSON.parse(j.out);
     expect(o.host).toEqual({ ...HOST_COSTS });
     expect(o.table1).toHaveLength(12);
     expect(o.table2).toHaveLength(8);
+    expect(o.figure2).toBeUndefined();
     expect(o.table1.map((r: { model_ns: number }) => r.model_ns)).toEqual(fit.rows.map((r) => r.model_ns));
     const bad = await cli(['nic', 'table', '--bogus']);
     expect(bad.code).toBe(2);
