@@ -10,7 +10,7 @@
  * queue kind and VP), SDQ rings from SDQ_REGION (64 KiB per VP); data pages anywhere else.
  */
 import { reg64 } from './frontEnd.ts';
-import { entryLines, type HostCosts, HostCpu, hostCosts, isFree } from './hostCpu.ts';
+import { entryLines, type HostCosts, HostCpu, hostCosts, isFree, NO_HOST_COSTS } from './hostCpu.ts';
 import { Simulator } from '../../rtl/kernel/index.ts';
 import { ItemWrite } from '../../rtl/nic/memcheck/types.ts';
 import { buildNicPair, type NicPair } from '../../rtl/nic/nicPair.ts';
@@ -41,10 +41,10 @@ export interface RigConfig {
   nic: Partial<Omit<NicConfig, 'node' | 'vp'>>;
   link: Partial<Omit<LinkConfig, 'ports'>>;
   /**
-   * the host software's costs (experiments/nic/hostCpu.ts; default HOST_COSTS, the calibrated
-   * host): a posted descriptor's stores enter the root complex sendNs after the call (PIO chunks
-   * pioChunkNs apart), and `detected` adds the polling time to a landing. NO_HOST_COSTS: the
-   * stores enter at the call (the bare NIC).
+   * the host software's costs (experiments/nic/hostCpu.ts; a partial set is completed from
+   * HOST_COSTS, the calibrated host that `nic table` applies): a posted descriptor's stores enter
+   * the root complex sendNs after the call (PIO chunks pioChunkNs apart), and `detected` adds the
+   * polling time to a landing. Absent (or NO_HOST_COSTS): the bare NIC, the stores enter at the call.
    */
   host?: Partial<HostCosts>;
 }
@@ -84,7 +84,7 @@ export class RdmaRig {
     for (const [k, n] of [[Q_EQ, cfg.eqSize], [Q_MPQ, cfg.mpqSize], [Q_INTQ, cfg.intqSize]] as const) {
       if (!Number.isInteger(n) || n < 1 || (n & (n - 1)) !== 0 || n * Q_ENTRY_BYTES[k]! > QUEUE_SLOT) throw new RangeError(`${['eqSize', 'mpqSize', 'intqSize'][k]} must be a power of two of at most ${QUEUE_SLOT / Q_ENTRY_BYTES[k]!} entries, got ${n}`);
     }
-    this.host = hostCosts(cfg.host);
+    this.host = cfg.host === undefined ? { ...NO_HOST_COSTS } : hostCosts(cfg.host);
     this.hdqSlots = cfg.nic.hdqSlots ?? 4;
     this.posted = [new Float64Array(vps), new Float64Array(vps)];
     this.cpuFree = [new Float64Array(vps), new Float64Array(vps)];
