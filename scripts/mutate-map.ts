@@ -38,6 +38,8 @@ export const TEST_MAP: readonly (readonly [string, readonly string[]])[] = [
   ['models/nic/', NICFE],
   ['rtl/sharp/alu/', ALU],
   ['models/alu/', ALU],
+  // the RI5CY core against the tests that run it directly (the sPIN tests also run it, minutes per mutant)
+  ['rtl/hpu/core/ri5cy.ts', ['testbench/hpu/**/ri5cy*.test.ts', 'testbench/hpu/**/core.test.ts', 'testbench/hpu/**/random.test.ts', 'testbench/hpu/**/riscv-tests.test.ts']],
   ['models/spin/', tests('hpu')],
   ...['sharp', 'coredirect', 'gemini', 'hpu'].flatMap((b) => [[`rtl/${b}/`, tests(b)] as const, [`models/${b}/`, tests(b)] as const]),
 ];
