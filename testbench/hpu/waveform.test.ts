@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { branch, jal, li, load, opI, opR, store, ECALL } from '../../experiments/hpu/encode.ts';
 import { buildPipeline } from '../../experiments/hpu/run.ts';
-import { MemorySink, VcdTracer } from '../../rtl/kernel/index.ts';
+import { Component, MemorySink, NEVER, VcdTracer } from '../../rtl/kernel/index.ts';
 import type { HpuOrganisation } from '../../rtl/hpu/core/coreBase.ts';
 import { DATA, exitWith, program } from './programs.ts';
 
@@ -64,6 +64,54 @@ function vcdOf(organisation: HpuOrganisation): { text: string; names: string[]; 
   return { text: sink.text(), names: vcd.signals.map((s) => `${s.name}:${s.width}`), stdout: String.fromCharCode(...core.stdout), cycles: sim.cycle };
 }
 
+/**
+ * The stall input and the abort input: with the data region external and the stall input 1 for
+ * cycles 0..11, a store and a load wait in the memory stage (the add behind the store takes its
+ * operand from the addi retiring in the first cycle of the wait), then a misaligned load traps; or (abort)
+ * the abort input is set in cycle 20 while the core spins in a loop, and three more cycles are run.
+ */
+function stallVcd(organisation: HpuOrganisation, scenario: 'stall-trap' | 'abort'): string {
+  const words =
+    scenario === 'stall-trap'
+      ? [...li(31, DATA), opI('addi', 5, 0, 9), store('sw', 5, 31, 4), opR('add', 7, 5, 5), load('lw', 6, 31, 4), opR('add', 8, 7, 6), load('lw', 9, 31, 2), ...exitWith(0)]
+      : [...li(31, DATA), opI('addi', 5, 0, 1), opI('addi', 5, 5, 1), jal(0, -4), ...exitWith(0)];
+  const { sim, core } = buildPipeline(program(words), { organisation, extBase: DATA, extLimit: DATA + 4096 });
+  class Driver extends Component {
+    tick(t: number): number {
+      if (scenario === 'stall-trap') {
+        core.stallIn.d = t < 12 ? 1 : 0;
+        return t < 12 ? t + 1 : NEVER;
+      }
+      if (t === 20) core.abortIn.d = 1;
+      return t < 20 ? t + 1 : NEVER;
+    }
+  }
+  new Driver(sim, 'driver');
+  const sink = new MemorySink();
+  new VcdTracer(sim, sink, { include: ['hpu'] });
+  sim.runUntil(() => core.halted, 2000);
+  sim.step(3);
+  sim.closeTraces();
+  if (scenario === 'stall-trap') {
+    expect(core.trap?.cause).toBe(4); // misaligned load
+    expect(core.stallMem).toBeGreaterThan(0);
+    expect(core.rf[8]).toBe(27);
+  } else expect(core.trap === null && !core.exited).toBe(true);
+  return sink.text();
+}
+
+/** `text` equals the golden file `name` (HPU_WAVEFORM_UPDATE=1 writes it first) */
+function expectGolden(text: string, name: string): void {
+  const file = join(GOLDEN, name);
+  if (process.env.HPU_WAVEFORM_UPDATE === '1') writeFileSync(file, text);
+  const golden = readFileSync(file, 'utf8');
+  // the first differing line, for a readable failure
+  const a = text.split('\n');
+  const b = golden.split('\n');
+  const i = a.findIndex((line, k) => line !== b[k]);
+  expect(i === -1 && a.length === b.length ? 'identical' : `${name} line ${i + 1}: got ${JSON.stringify(a[i])}, golden ${JSON.stringify(b[i])}`).toBe('identical');
+}
+
 // the signals, written out independently of rtl/hpu/core (name:width, in declaration order)
 const FIVE_STAGE = [
   'stall_in:1', 'abort_in:1',
@@ -86,15 +134,13 @@ describe('HPU core waveforms', () => {
     it(`${organisation}: the VCD of a short program equals the golden file, with the latch names listed here`, () => {
       const r = vcdOf(organisation);
       expect(r.stdout).toBe('hi\n');
-      const file = join(GOLDEN, `waveform-${organisation}.vcd.golden`);
-      if (process.env.HPU_WAVEFORM_UPDATE === '1') writeFileSync(file, r.text);
       expect(r.names).toEqual(names);
-      const golden = readFileSync(file, 'utf8');
-      // the first differing line, for a readable failure
-      const a = r.text.split('\n');
-      const b = golden.split('\n');
-      const i = a.findIndex((line, k) => line !== b[k]);
-      expect(i === -1 && a.length === b.length ? 'identical' : `line ${i + 1}: got ${JSON.stringify(a[i])}, golden ${JSON.stringify(b[i])}`).toBe('identical');
+      expectGolden(r.text, `waveform-${organisation}.vcd.golden`);
+    });
+
+    it(`${organisation}: the VCDs of a run held by the stall input then trapping, and of an aborted run, equal the golden files`, () => {
+      expectGolden(stallVcd(organisation, 'stall-trap'), `waveform-stall-trap-${organisation}.vcd.golden`);
+      expectGolden(stallVcd(organisation, 'abort'), `waveform-abort-${organisation}.vcd.golden`);
     });
   }
 });

@@ -1,9 +1,13 @@
 /**
  * One HPU core: an in-order RV32IM pipeline in the classic five stages (fetch, decode, execute,
  * memory, writeback), register-transfer style on the kernel. Every pipeline latch is a kernel
- * register; tick() is the combinational logic of one clock cycle, reading only latch outputs
- * (`.q`) and writing only latch inputs (`.d`), evaluated writeback first so that the register file
- * is write-before-read (a write in WB is seen by a read in ID in the same cycle).
+ * register; tick() is the combinational logic of one clock cycle, reading latch outputs (`q`) and
+ * writing latch inputs (`d`), evaluated writeback first so that the register file is
+ * write-before-read (a write in WB is seen by a read in ID in the same cycle). The latch bank is
+ * updated in place (q and d are one array, latches.ts): evaluated from WB back to IF, each stage
+ * reads its input latch before the stage that writes it runs; the two reads of a latch after its
+ * writer (EX forwarding from MEM/WB, ID's ecall waiting for EX/MEM to empty) use the values
+ * captured at the start of the cycle (mwValid/mwRd/mwVal, emValid).
  *
  * Hazards: full forwarding from EX/MEM and MEM/WB into execute; a load followed by a user of its
  * result stalls decode one cycle; branches are predicted not taken and resolved in execute (a taken
@@ -26,7 +30,7 @@ export * from './coreBase.ts';
 // Module bindings copied into local constants once: the hot loop then reads plain constants
 // (under the TypeScript loader an imported binding is a property getter on every access).
 const { alu, branchTaken, multiply } = ALU;
-const { ctlFn, ctlReadsRs1, ctlReadsRs2, ctlUnit, ctlWritesRd, decodeControl, immediate, U_AUIPC, U_BRANCH, U_DIV, U_ILLEGAL, U_JAL, U_JALR, U_LOAD, U_LUI, U_MUL, U_STORE, U_SYSTEM } = DEC;
+const { CTL_RD, CTL_RS1, CTL_RS2, CTL_UNIT, decodeControl, immediate, U_AUIPC, U_BRANCH, U_DIV, U_ILLEGAL, U_JAL, U_JALR, U_LOAD, U_LUI, U_MUL, U_STORE, U_SYSTEM } = DEC;
 
 // pipeline latch numbers in the core's register bank (rtl/hpu/core/latches.ts); pc .. fd_fault are
 // the fetch stage's (HpuCoreBase.fetchStage)
@@ -66,13 +70,26 @@ const L_MW_EXIT = 32;
 const LATCH_NAMES = ['pc', 'fetch_stop', 'fd_valid', 'fd_pc', 'fd_insn', 'fd_fault', 'de_valid', 'de_pc', 'de_insn', 'de_ctl', 'de_a', 'de_b', 'de_imm', 'de_trap', 'de_sys', 'em_valid', 'em_pc', 'em_insn', 'em_ctl', 'em_val', 'em_addr', 'em_rd', 'em_trap', 'em_tval', 'em_exit', 'mw_valid', 'mw_pc', 'mw_insn', 'mw_rd', 'mw_val', 'mw_trap', 'mw_tval', 'mw_exit'];
 const LATCH_WIDTHS = [32, 1, 1, 32, 32, 4, 1, 32, 32, 16, 32, 32, 32, 4, 2, 1, 32, 32, 32, 32, 32, 5, 4, 32, 1, 1, 32, 32, 5, 32, 4, 32, 1];
 
+/**
+ * Entries of the decode memo (direct-mapped by word address, tagged by the instruction word): a
+ * simulation shortcut, not hardware state. The decoder is a pure function of the word, so ID takes
+ * the control word and immediate from the memo when the entry holds the word fetched, and decodes
+ * (and fills the entry) otherwise; stores to code need no invalidation. An empty entry (word 0,
+ * control 0 = U_ILLEGAL, immediate 0) is what decoding the word 0 gives.
+ */
+const DC_ENTRIES = 2048;
+const DC_MASK = DC_ENTRIES - 1;
+
 export class HpuCore extends HpuCoreBase {
   readonly fillCycles = 4;
   private readonly div: Divider;
+  private readonly dcWord = new Int32Array(DC_ENTRIES);
+  private readonly dcCtl = new Int32Array(DC_ENTRIES);
+  private readonly dcImm = new Int32Array(DC_ENTRIES);
 
   /** `memory`: a memory shared with other cores (then `program.segments` must already be in it and params.memBytes must equal its size). */
   constructor(parent: Scope, name: string, program: HpuProgram, params: Partial<HpuCoreParams> = {}, memory?: HpuMemory) {
-    super(parent, name, program, params, memory, LATCH_NAMES, LATCH_WIDTHS);
+    super(parent, name, program, params, memory, LATCH_NAMES, LATCH_WIDTHS, true);
     this.div = new Divider(this, this.params.divLatency);
   }
 
@@ -87,31 +104,36 @@ export class HpuCore extends HpuCoreBase {
     if (this.halted) return NEVER;
     if (t < this.runFrom) return this.runFrom;
     if (this.abortIn.q) {
+      this.lat.stopAt(t);
       this.halt(t - 1);
       return NEVER;
     }
     const lat = this.lat;
-    lat.clock(); // the clock edge into this cycle
+    if (this._traced) lat.snapshot(t); // the values held during this cycle, for the waveform
     const q = lat.q;
-    const d = lat.d;
+    const d = lat.d; // the same array (in-place latch bank): see the header
+    // the latches read after the stage that writes them has run, as they were at the clock edge
+    const mwValid = q[L_MW_VALID]!;
+    const mwRd = mwValid ? q[L_MW_RD]! : 0;
+    const mwVal = q[L_MW_VAL]!;
+    const emValid = q[L_EM_VALID]!;
     // ---------------- WB: retire ----------------
-    if (q[L_MW_VALID]) {
+    if (mwValid) {
       const trap = q[L_MW_TRAP];
       if (trap !== 0) {
         this.trapHalt(t, q[L_MW_PC], trap, q[L_MW_TVAL]);
         return NEVER;
       }
-      const rd = q[L_MW_RD];
-      if (rd !== 0) this.rf[rd] = q[L_MW_VAL];
+      if (mwRd !== 0) this.rf[mwRd] = mwVal;
       this.retired++;
-      if (this.onRetire !== null) this.onRetire(q[L_MW_PC], q[L_MW_INSN], rd, rd !== 0 ? q[L_MW_VAL] : 0);
+      if (this.onRetire !== null) this.onRetire(q[L_MW_PC], q[L_MW_INSN], mwRd, mwRd !== 0 ? mwVal : 0);
       if (q[L_MW_EXIT]) {
         this.exitHalt(t);
         return NEVER;
       }
     }
     // ---------------- MEM ----------------
-    if (q[L_EM_VALID]) {
+    if (emValid) {
       const trap = q[L_EM_TRAP];
       if (trap !== 0) {
         // precise trap: flush everything younger, stop fetching, hand the trap to WB
@@ -129,19 +151,20 @@ export class HpuCore extends HpuCoreBase {
         this.div.cancel();
         return t + 1;
       }
-      const unit = ctlUnit(q[L_EM_CTL]);
+      const emCtl = q[L_EM_CTL];
+      const unit = emCtl & CTL_UNIT;
       const addr = q[L_EM_ADDR]! >>> 0;
       if ((unit === U_LOAD || unit === U_STORE) && this.stallIn.q && this.external(addr)) {
         // the external memory is not ready: hold every stage up to and including MEM
         this.stallMem++;
         d[L_MW_VALID] = 0;
-        this.holdOperands();
+        this.holdOperands(mwRd, mwVal);
         return t + 1;
       }
       let val = q[L_EM_VAL];
       const m = this.mem;
       if (unit === U_LOAD) {
-        switch (ctlFn(q[L_EM_CTL])) {
+        switch ((emCtl >>> 4) & 15) {
           case 0:
             val = m.s8[addr]!;
             break;
@@ -158,7 +181,7 @@ export class HpuCore extends HpuCoreBase {
             val = m.u16[addr >>> 1]!;
         }
       } else if (unit === U_STORE) {
-        const fn = ctlFn(q[L_EM_CTL]);
+        const fn = (emCtl >>> 4) & 15;
         if (fn === 0) m.bytes[addr] = val;
         else if (fn === 1) m.u16[addr >>> 1] = val;
         else m.s32[addr >>> 2] = val;
@@ -174,16 +197,16 @@ export class HpuCore extends HpuCoreBase {
     // ---------------- EX ----------------
     if (q[L_DE_VALID]) {
       const ctl = q[L_DE_CTL];
-      const unit = ctlUnit(ctl);
+      const unit = ctl & CTL_UNIT;
+      const fn = (ctl >>> 4) & 15;
       const insn = q[L_DE_INSN];
       const pc = q[L_DE_PC];
       // forwarding (as forward(), written out): the newest in-flight result, else the value read in decode
       const rs1 = (insn >>> 15) & 31;
       const rs2 = (insn >>> 20) & 31;
-      const emRd = q[L_EM_VALID] ? q[L_EM_RD] : 0;
-      const mwRd = q[L_MW_VALID] ? q[L_MW_RD] : 0;
-      const a = rs1 === 0 ? 0 : rs1 === emRd ? q[L_EM_VAL] : rs1 === mwRd ? q[L_MW_VAL] : q[L_DE_A];
-      const b = rs2 === 0 ? 0 : rs2 === emRd ? q[L_EM_VAL] : rs2 === mwRd ? q[L_MW_VAL] : q[L_DE_B];
+      const emRd = emValid ? q[L_EM_RD] : 0;
+      const a = rs1 === 0 ? 0 : rs1 === emRd ? q[L_EM_VAL] : rs1 === mwRd ? mwVal : q[L_DE_A];
+      const b = rs2 === 0 ? 0 : rs2 === emRd ? q[L_EM_VAL] : rs2 === mwRd ? mwVal : q[L_DE_B];
       const imm = q[L_DE_IMM];
       let trap = q[L_DE_TRAP];
       let tval = trap === TRAP_FETCH_FAULT + 1 || trap === TRAP_BREAKPOINT + 1 ? pc : trap !== 0 ? insn : 0;
@@ -206,12 +229,12 @@ export class HpuCore extends HpuCoreBase {
           target = ((a + imm) | 0) & -2;
           break;
         case U_BRANCH:
-          if (branchTaken(ctlFn(ctl), a, b)) target = (pc + imm) | 0;
+          if (branchTaken(fn, a, b)) target = (pc + imm) | 0;
           break;
         case U_LOAD:
         case U_STORE: {
           addr = (a + imm) >>> 0;
-          const size = 1 << (ctlFn(ctl) & 3);
+          const size = 1 << (fn & 3);
           const load = unit === U_LOAD;
           if ((addr & (size - 1)) !== 0) trap = (load ? TRAP_MISALIGNED_LOAD : TRAP_MISALIGNED_STORE) + 1;
           else if (addr + size > this.params.memBytes && !this.external(addr)) trap = (load ? TRAP_LOAD_FAULT : TRAP_STORE_FAULT) + 1;
@@ -222,10 +245,10 @@ export class HpuCore extends HpuCoreBase {
           break;
         }
         case U_MUL:
-          val = multiply(ctlFn(ctl), a, b);
+          val = multiply(fn, a, b);
           break;
         case U_DIV:
-          if (!this.div.cycle(ctlFn(ctl), a, b)) {
+          if (!this.div.cycle(fn, a, b)) {
             // divider busy: hold decode and fetch, send a bubble to MEM
             this.stallDiv++;
             d[L_EM_VALID] = 0;
@@ -241,7 +264,7 @@ export class HpuCore extends HpuCoreBase {
         case U_ILLEGAL:
           break;
         default: // ALU register/immediate forms
-          val = alu(ctlFn(ctl), a, ctlReadsRs2(ctl) ? b : imm);
+          val = alu(fn, a, (ctl & CTL_RS2) !== 0 ? b : imm);
       }
       if (target !== -1 && trap === 0 && (target & 3) !== 0) {
         trap = TRAP_MISALIGNED_FETCH + 1;
@@ -256,7 +279,7 @@ export class HpuCore extends HpuCoreBase {
       d[L_EM_TRAP] = trap;
       d[L_EM_TVAL] = tval;
       const sys = q[L_DE_SYS];
-      d[L_EM_RD] = trap === 0 && (ctlWritesRd(ctl) || sys === SYS_RESULT) ? (sys === SYS_RESULT ? 10 : (insn >>> 7) & 31) : 0;
+      d[L_EM_RD] = trap === 0 && ((ctl & CTL_RD) !== 0 || sys === SYS_RESULT) ? (sys === SYS_RESULT ? 10 : (insn >>> 7) & 31) : 0;
       d[L_EM_EXIT] = sys === SYS_EXIT ? 1 : 0;
       if (target !== -1 && trap === 0) {
         // taken branch or jump: redirect fetch, squash the two younger instructions
@@ -271,13 +294,17 @@ export class HpuCore extends HpuCoreBase {
     if (q[L_FD_VALID]) {
       const insn = q[L_FD_INSN];
       const fault = q[L_FD_FAULT];
-      const ctl = fault !== 0 ? U_ILLEGAL : decodeControl(insn);
-      const unit = ctlUnit(ctl);
+      // the decoded instruction: the decode ROM's control word and immediate, from the memo when it holds this word
+      const pc = q[L_FD_PC];
+      const j = (pc >>> 2) & DC_MASK;
+      if (this.dcWord[j] !== insn) this.decodeInto(j, insn);
+      const ctl = fault !== 0 ? U_ILLEGAL : this.dcCtl[j]!;
+      const unit = ctl & CTL_UNIT;
       const rs1 = (insn >>> 15) & 31;
       const rs2 = (insn >>> 20) & 31;
-      if (q[L_DE_VALID] && ctlUnit(q[L_DE_CTL]) === U_LOAD) {
+      if (q[L_DE_VALID] && (q[L_DE_CTL] & CTL_UNIT) === U_LOAD) {
         const ld = (q[L_DE_INSN] >>> 7) & 31;
-        if (ld !== 0 && ((ctlReadsRs1(ctl) && rs1 === ld) || (ctlReadsRs2(ctl) && rs2 === ld))) {
+        if (ld !== 0 && (((ctl & CTL_RS1) !== 0 && rs1 === ld) || ((ctl & CTL_RS2) !== 0 && rs2 === ld))) {
           this.stallLoadUse++;
           d[L_DE_VALID] = 0;
           return t + 1;
@@ -287,7 +314,7 @@ export class HpuCore extends HpuCoreBase {
       let a = this.rf[rs1]!;
       const b = this.rf[rs2]!;
       if (unit === U_SYSTEM) {
-        if (q[L_DE_VALID] || q[L_EM_VALID]) {
+        if (q[L_DE_VALID] || emValid) {
           // serialise: wait until every older instruction has passed the memory stage
           this.stallEcall++;
           d[L_DE_VALID] = 0;
@@ -309,12 +336,12 @@ export class HpuCore extends HpuCoreBase {
         }
       }
       d[L_DE_VALID] = 1;
-      d[L_DE_PC] = q[L_FD_PC];
+      d[L_DE_PC] = pc;
       d[L_DE_INSN] = insn;
       d[L_DE_CTL] = ctl;
       d[L_DE_A] = a;
       d[L_DE_B] = b;
-      d[L_DE_IMM] = unit === U_ILLEGAL ? 0 : immediate(ctl, insn);
+      d[L_DE_IMM] = unit === U_ILLEGAL ? 0 : this.dcImm[j]!;
       d[L_DE_TRAP] = fault !== 0 ? fault : unit !== U_ILLEGAL ? 0 : insn === EBREAK ? TRAP_BREAKPOINT + 1 : TRAP_ILLEGAL + 1;
       d[L_DE_SYS] = sys;
       if (sys === SYS_EXIT) return t + 1;
@@ -338,23 +365,31 @@ export class HpuCore extends HpuCoreBase {
     return t + 1;
   }
 
-  /** An operand as execute sees it: the newest in-flight result for `rs`, else the value read in decode. */
-  private forward(rs: number, fromDecode: number): number {
+  /** Decode `insn` into entry j of the decode memo. */
+  private decodeInto(j: number, insn: number): void {
+    const ctl = decodeControl(insn);
+    this.dcCtl[j] = ctl;
+    this.dcImm[j] = (ctl & CTL_UNIT) === U_ILLEGAL ? 0 : immediate(ctl, insn);
+    this.dcWord[j] = insn;
+  }
+
+  /** An operand as execute sees it: the newest in-flight result for `rs`, else the value read in decode (mwRd/mwVal: WB's latch at the clock edge, 0 when empty). */
+  private forward(rs: number, fromDecode: number, mwRd: number, mwVal: number): number {
     if (rs === 0) return 0;
     const q = this.lat.q;
     if (q[L_EM_VALID] && q[L_EM_RD] === rs) return q[L_EM_VAL];
-    if (q[L_MW_VALID] && q[L_MW_RD] === rs) return q[L_MW_VAL];
+    if (mwRd === rs) return mwVal;
     return fromDecode;
   }
 
-  /** Execute holds while memory stalls: keep its operands current as forwarding sources retire. */
-  private holdOperands(): void {
+  /** Execute holds while memory stalls: keep its operands current as forwarding sources retire (MEM has written WB's latch: mwRd/mwVal are its values at the clock edge). */
+  private holdOperands(mwRd: number, mwVal: number): void {
     const q = this.lat.q;
     const d = this.lat.d;
     if (!q[L_DE_VALID]) return;
     const insn = q[L_DE_INSN];
-    d[L_DE_A] = this.forward((insn >>> 15) & 31, q[L_DE_A]);
-    d[L_DE_B] = this.forward((insn >>> 20) & 31, q[L_DE_B]);
+    d[L_DE_A] = this.forward((insn >>> 15) & 31, q[L_DE_A], mwRd, mwVal);
+    d[L_DE_B] = this.forward((insn >>> 20) & 31, q[L_DE_B], mwRd, mwVal);
   }
 
   protected cancelUnits(): void {

@@ -114,7 +114,8 @@ export abstract class HpuCoreBase extends Component {
   onHalt: (() => void) | null = null;
 
   /** `memory`: a memory shared with other cores (then `program.segments` must already be in it and params.memBytes must equal its size). */
-  constructor(parent: Scope, name: string, program: HpuProgram, params: Partial<HpuCoreParams>, memory: HpuMemory | undefined, latchNames: readonly string[], latchWidths: readonly number[]) {
+  /** `latchesInPlace`: the latch bank's update scheme (latches.ts): in place for an organisation whose tick evaluates its stages from the last back to the first, else two-phase. */
+  constructor(parent: Scope, name: string, program: HpuProgram, params: Partial<HpuCoreParams>, memory: HpuMemory | undefined, latchNames: readonly string[], latchWidths: readonly number[], latchesInPlace = false) {
     super(parent, name);
     this.params = { ...HPU_CORE_DEFAULTS, ...params };
     if (memory !== undefined && memory.size !== this.params.memBytes) throw new RangeError(`shared memory of ${memory.size} bytes for memBytes ${this.params.memBytes}`);
@@ -123,7 +124,7 @@ export abstract class HpuCoreBase extends Component {
     this.abortIn = new Reg(this, 'abort_in', 1);
     const init = new Int32Array(latchNames.length);
     init[0] = program.entry;
-    this.lat = new LatchBank(this, latchNames, latchWidths, init);
+    this.lat = new LatchBank(this, latchNames, latchWidths, init, latchesInPlace);
     this.rf[2] = this.params.memBytes; // stack pointer at the top of local memory
   }
 
@@ -255,10 +256,7 @@ export abstract class HpuCoreBase extends Component {
    */
   restart(entry: number, sp: number, a0: number): void {
     if (!this.halted) throw new Error(`${this.path}: restart while running`);
-    this.lat.q.fill(0);
-    this.lat.d.fill(0);
-    this.lat.q[0] = entry;
-    this.lat.d[0] = entry;
+    this.lat.clear(entry);
     this.cancelUnits();
     this.rf.fill(0);
     this.rf[2] = sp;

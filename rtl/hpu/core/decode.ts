@@ -49,6 +49,11 @@ const F7_OP = 3; // R-type: 0, 0x20 (sub/sra) or 1 (M extension)
 const RS1 = 1 << 8;
 const RS2 = 1 << 9;
 const RD = 1 << 10;
+/** control-word fields as masks, for datapaths that test them without a call: unit, reads rs1, reads rs2, writes rd */
+export const CTL_UNIT = 15;
+export const CTL_RS1 = RS1;
+export const CTL_RS2 = RS2;
+export const CTL_RD = RD;
 const cw = (unit: number, fn: number, flags: number, imm: number, f7: number): number => unit | (fn << 4) | flags | (imm << 11) | (f7 << 13);
 
 /** The decode ROM: index (opcode[6:2] << 3) | funct3. */
