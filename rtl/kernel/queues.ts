@@ -257,6 +257,8 @@ export abstract class ChannelCore implements TraceUnit, ChannelLinks {
   declare readonly capacity: number;
   /** @internal state the hot methods never touch (kept out of the object so its hot fields share fewer cache lines) */
   declare readonly _info: ChannelInfo;
+  /** @internal bound with `everyPush` (and skipping on): every push wakes the consumer, which stays subscribed */
+  declare _eager: boolean;
 
   constructor(parent: Scope, name: string, opts: ChannelOptions, stride: number) {
     const path = childPath(parent, name);
@@ -279,6 +281,7 @@ export abstract class ChannelCore implements TraceUnit, ChannelLinks {
     this.stride = stride;
     this.capacity = cap;
     this._info = { sim: parent.sim, scope: parent, name, producer: null, consumer: null, nextIn: null, nextOut: null, traced: false, sigs: null };
+    this._eager = false;
     this.sim._registerUnit(this, parent, name);
     placeRing(this, this.sim);
     this.slow = this.small;
@@ -331,23 +334,38 @@ export abstract class ChannelCore implements TraceUnit, ChannelLinks {
     ];
   }
 
-  /** Bind the component that pushes (one producer per channel). Returns this for chaining. */
-  bindProducer(c: Component): this {
+  /**
+   * Bind the component that pushes (one producer per channel). Returns this for chaining.
+   * `polls`: the producer never sleeps while it waits for space in this channel (its tick returns
+   * t + 1 while it holds something it could not push), so a pop never needs to wake it and its
+   * sleep does not look at this channel (see Simulator drop: a component with many outputs, such as
+   * a switch, then pays nothing per output when it goes to sleep).
+   */
+  bindProducer(c: Component, opts: { polls?: boolean } = {}): this {
     if (this.producer !== null && this.producer !== c) throw new Error(`${this.path}: already has producer ${this.producer.path}`);
     if (this.producer === c) return this;
     this.producer = c;
-    if (this.sim.skipping) c._info.firstOut = linked(c._info.firstOut as ChannelCore | null, this, 'nextOut');
+    if (this.sim.skipping && opts.polls !== true) c._info.firstOut = linked(c._info.firstOut as ChannelCore | null, this, 'nextOut');
     return this;
   }
 
-  /** Bind the component that pops (one consumer per channel). */
-  bindConsumer(c: Component): this {
+  /**
+   * Bind the component that pops (one consumer per channel).
+   * `everyPush`: every push wakes the consumer in the cycle its entry becomes poppable, whether the
+   * consumer is busy or asleep, and the consumer's sleep does not look at this channel. The default
+   * (a push wakes the consumer only while it sleeps, and each sleep subscribes it to every input)
+   * suits components with few, busy inputs; `everyPush` suits one with many inputs that are each
+   * rarely used (a switch's ports): one wake-up per push instead of a scan of all inputs per sleep.
+   * The cycles in which the consumer sees each entry are the same either way.
+   */
+  bindConsumer(c: Component, opts: { everyPush?: boolean } = {}): this {
     if (this.consumer !== null && this.consumer !== c) throw new Error(`${this.path}: already has consumer ${this.consumer.path}`);
     if (this.consumer === c) return this;
     this.consumer = c;
     this._wc = this.sim.skipping ? c : null;
+    this._eager = this.sim.skipping && opts.everyPush === true;
     this.slow = this.small || this._wc !== null;
-    c._info.firstIn = linked(c._info.firstIn as ChannelCore | null, this, 'nextIn');
+    if (!this._eager) c._info.firstIn = linked(c._info.firstIn as ChannelCore | null, this, 'nextIn');
     return this;
   }
 
@@ -365,10 +383,10 @@ export abstract class ChannelCore implements TraceUnit, ChannelLinks {
   reset(): void {
     this.pushes = 0;
     this.pops = 0;
-    this._wc = null; // every component runs at cycle 0 and subscribes again when it sleeps
+    this._wc = this._eager ? this.consumer : null; // every component runs at cycle 0 and subscribes again when it sleeps (an everyPush consumer stays subscribed)
     this._wp = null;
     clearRing(this);
-    this.slow = this.small;
+    this.slow = this.small || this._eager;
     this.clearData();
   }
 
@@ -492,10 +510,10 @@ export abstract class ChannelCore implements TraceUnit, ChannelLinks {
     if (this.small && !(freedAt(this.tl) <= t)) growRing(this, this.sim, this.held());
     const c = this._wc;
     if (c !== null) {
-      this._wc = null;
+      if (!this._eager) this._wc = null;
       wake(c, due);
     }
-    this.slow = this.small;
+    this.slow = this.small || this._eager;
   }
 
   /** @internal the consumer went to sleep (Simulator._drop): the next push wakes it */

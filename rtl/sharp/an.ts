@@ -131,8 +131,9 @@ export class AggregationNode extends FabricEndpoint<Uint8Array> {
     super(parent, name);
     this.params = { ...DEFAULT_AN_PARAMS, ...params };
     this.alu = new Alu(this, 'alu', { seed: nodeId, contexts: this.params.contexts, ...this.params.alu });
-    this.alu.in.bindProducer(this);
-    this.alu.out.bindConsumer(this);
+    // queued operands keep the AN running (tick returns t + 1), results wake it
+    this.alu.in.bindProducer(this, { polls: true });
+    this.alu.out.bindConsumer(this, { everyPush: true });
     this.cRx = this.counter('packets_in');
     this.cTx = this.counter('packets_out');
     this.cBad = this.counter('bad_packets');

@@ -14,12 +14,17 @@ export abstract class FabricEndpoint<M> extends Component {
   mgmtIn!: Channel<M>;
   mgmtOut!: Channel<ToAm>;
 
-  /** Bind this node as consumer of `input` and `mgmtIn` and producer of the port's link and `mgmtOut`. */
+  /**
+   * Bind this node as consumer of `input` and `mgmtIn` and producer of the port's link and `mgmtOut`.
+   * Every arrival wakes the node (`everyPush`), and the node keeps running while its port or its
+   * reports to the AM wait for space (its tick returns t + 1 then: `polls`), so going to sleep
+   * costs it no look at its channels.
+   */
   attach(input: Channel<Frame>, port: TxPort, mgmtIn: Channel<M>, mgmtOut: Channel<ToAm>): void {
-    this.input = input.bindConsumer(this);
+    this.input = input.bindConsumer(this, { everyPush: true });
     this.port = port;
-    port.link.bindProducer(this);
-    this.mgmtIn = mgmtIn.bindConsumer(this);
-    this.mgmtOut = mgmtOut.bindProducer(this);
+    port.link.bindProducer(this, { polls: true });
+    this.mgmtIn = mgmtIn.bindConsumer(this, { everyPush: true });
+    this.mgmtOut = mgmtOut.bindProducer(this, { polls: true });
   }
 }

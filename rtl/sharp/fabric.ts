@@ -110,12 +110,12 @@ export class Fabric {
       const toAn = new Channel<Frame>(sw, 'tca_tx', { capacity: 1024, latency: 1 });
       const fromAn = new Channel<Frame>(an, 'tx', { capacity: 1024, latency: 1 });
       sw.attach(this.topo.radix, fromAn, new TxPort(toAn, tcaBits), id);
-      const mIn = new Channel<Uint8Array>(this.am, `to_${sw.path}`, { capacity: 4096, latency: mgmt }).bindProducer(this.am);
-      const mOut = new Channel<ToAm>(an, 'to_am', { capacity: 4096, latency: mgmt }).bindConsumer(this.am);
+      const mIn = new Channel<Uint8Array>(this.am, `to_${sw.path}`, { capacity: 4096, latency: mgmt }).bindProducer(this.am, { polls: true });
+      const mOut = new Channel<ToAm>(an, 'to_am', { capacity: 4096, latency: mgmt }).bindConsumer(this.am, { everyPush: true });
       an.attach(toAn, new TxPort(fromAn, tcaBits), mIn, mOut);
       this.am.toAn.set(id, mIn);
       this.am.inputs.push(mOut);
-      const swOut = new Channel<ToAm>(sw, 'to_am', { capacity: 4096, latency: mgmt }).bindConsumer(this.am).bindProducer(sw);
+      const swOut = new Channel<ToAm>(sw, 'to_am', { capacity: 4096, latency: mgmt }).bindConsumer(this.am, { everyPush: true }).bindProducer(sw);
       this.am.inputs.push(swOut);
       sw.events = (e) => {
         if (swOut.canPush()) swOut.push({ kind: 'event', event: 'link-down', node: e.node, peer: e.peer });
@@ -123,8 +123,8 @@ export class Fabric {
     }
     for (const host of this.hosts) {
       const input = hostIn.get(host.nodeId)!;
-      const mIn = new Channel<ToHost>(this.am, `to_${host.path}`, { capacity: 4096, latency: mgmt }).bindProducer(this.am);
-      const mOut = new Channel<ToAm>(host, 'to_am', { capacity: 4096, latency: mgmt }).bindConsumer(this.am);
+      const mIn = new Channel<ToHost>(this.am, `to_${host.path}`, { capacity: 4096, latency: mgmt }).bindProducer(this.am, { polls: true });
+      const mOut = new Channel<ToAm>(host, 'to_am', { capacity: 4096, latency: mgmt }).bindConsumer(this.am, { everyPush: true });
       host.attach(input, host.port, mIn, mOut);
       this.am.toHost.set(host.nodeId, mIn);
       this.am.inputs.push(mOut);

@@ -54,8 +54,10 @@ export class SharpSwitch extends Component {
   }
 
   attach(port: number, input: Channel<Frame>, tx: TxPort, peer: number): void {
-    input.bindConsumer(this);
-    tx.link.bindProducer(this);
+    // a port's frames are rare and the switch has many ports: each arrival wakes the switch (no
+    // scan of every port when it sleeps); a blocked transmit port keeps it running (tick returns t + 1)
+    input.bindConsumer(this, { everyPush: true });
+    tx.link.bindProducer(this, { polls: true });
     this.inputs[port] = input;
     this.tx[port] = tx;
     this.peers[port] = peer;
