@@ -449,7 +449,7 @@ export class AggregationNode extends FabricEndpoint<Uint8Array> {
       const bytes = encodePacket(r);
       this.txQueue.push({ dst: g.mcast, src: this.nodeId, mcast: true, job: -1, bytes, wireBytes: wireBytes(r, 'ud') });
     }
-    if (r.dist === 'rc' || r.dist === 'rc+ud') for (const child of g.children) this.sendTo(child, r, job, r.dist === 'rc+ud');
+    if (r.dist === 'rc' || r.dist === 'rc+ud') this.sendToChildren(g, r, job);
   }
 
   /** A response from the parent (RC distribution): pass it to every child. */
@@ -457,12 +457,23 @@ export class AggregationNode extends FabricEndpoint<Uint8Array> {
     if (this.quotas.get(r.job)?.revoked) return;
     const g = this.groups.get(`${r.job}/${r.tree}/${r.group}`);
     if (!g) return this.report(SharpStatus.UNKNOWN_GROUP, r.job, r.tree, r.group, r.seq, r.source);
-    const down: AggResponse = { ...r, source: this.nodeId };
-    for (const child of g.children) this.sendTo(child, down, r.job, r.dist === 'rc+ud');
+    this.sendToChildren(g, { ...r, source: this.nodeId }, r.job);
   }
 
-  private sendTo(dst: number, p: Packet, job: number, down = false): void {
-    const bytes = encodePacket(p);
-    (down ? this.txDown : this.txQueue).push({ dst, src: this.nodeId, mcast: false, job, bytes, wireBytes: wireBytes(p, 'rc') });
+  private sendTo(dst: number, p: Packet, job: number): void {
+    this.txQueue.push({ dst, src: this.nodeId, mcast: false, job, bytes: encodePacket(p), wireBytes: wireBytes(p, 'rc') });
+  }
+
+  /**
+   * One RC copy of a result per child (to the low-priority queue with rc+ud). The copies are the
+   * same packet: it is encoded once and the frames share its bytes (nothing writes to a frame's
+   * bytes after it is built; receivers decode them).
+   */
+  private sendToChildren(g: GroupEntry, r: AggResponse, job: number): void {
+    if (g.children.length === 0) return;
+    const bytes = encodePacket(r);
+    const wire = wireBytes(r, 'rc');
+    const q = r.dist === 'rc+ud' ? this.txDown : this.txQueue;
+    for (const dst of g.children) q.push({ dst, src: this.nodeId, mcast: false, job, bytes, wireBytes: wire });
   }
 }
