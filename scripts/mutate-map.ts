@@ -20,6 +20,9 @@ const ALU = tests('sharp/alu', 'models');
  */
 const ATC = ['testbench/nic/**/atc*.test.ts', 'testbench/nic/**/vectors.test.ts'] as const;
 
+/** CORE-Direct's own tests (see TEST_MAP). */
+const CORE_DIRECT = ['mwr', 'tables', 'vectors', 'host-cost', 'coredirect-'].map((n) => `testbench/coredirect/**/${n}*.test.ts`);
+
 export const TEST_MAP: readonly (readonly [string, readonly string[]])[] = [
   ['rtl/kernel/', KERNEL],
   ['rtl/examples/', KERNEL],
@@ -41,7 +44,11 @@ export const TEST_MAP: readonly (readonly [string, readonly string[]])[] = [
   // the RI5CY core against the tests that run it directly (the sPIN tests also run it, minutes per mutant)
   ['rtl/hpu/core/ri5cy.ts', ['testbench/hpu/**/ri5cy*.test.ts', 'testbench/hpu/**/core.test.ts', 'testbench/hpu/**/random.test.ts', 'testbench/hpu/**/riscv-tests.test.ts']],
   ['models/spin/', tests('hpu')],
-  ...['sharp', 'coredirect', 'gemini', 'hpu'].flatMap((b) => [[`rtl/${b}/`, tests(b)] as const, [`models/${b}/`, tests(b)] as const]),
+  // CORE-Direct against the tests that drive its task machine, posting rule and host directly; the
+  // CLI tests (experiments, seconds a run) and the random cluster properties (up to 1,024 ranks, 9 s)
+  // check it only through whole-cluster runs
+  ...['rtl/coredirect/', 'models/coredirect/'].map((p) => [p, CORE_DIRECT] as const),
+  ...['sharp', 'gemini', 'hpu'].flatMap((b) => [[`rtl/${b}/`, tests(b)] as const, [`models/${b}/`, tests(b)] as const]),
 ];
 
 /** The TEST_MAP entry of a repository-relative source path (longest prefix), or undefined. */

@@ -40,6 +40,11 @@ describe('mutation map', () => {
     expect(testsFor('rtl/nic/link/link.ts')).toEqual(['testbench/nic/**/link*.test.ts']);
     expect(testsFor('rtl/nic/desc/decode.ts')).toEqual(['testbench/nicfe/**/desc*.test.ts']);
     expect(testsFor('rtl/sharp/alu/x.ts')).toContain('testbench/models/**/*.test.ts');
+    // CORE-Direct: its own direct tests, not the CLI's experiments or the whole-cluster properties
+    const cd = ['mwr', 'tables', 'vectors', 'host-cost', 'coredirect-'].map((n) => `testbench/coredirect/**/${n}*.test.ts`);
+    expect(testsFor('rtl/coredirect/hca.ts')).toEqual(cd);
+    expect(testsFor('models/coredirect/golden.ts')).toEqual(cd);
+    expect(testsFor('rtl/gemini/nic.ts')).toEqual(['testbench/gemini/**/*.test.ts']);
     expect(testsFor('cli/main.ts')).toBeUndefined();
     const g = groupFiles(['rtl/nic/atc/mshr.ts', 'rtl/kernel/reg.ts', 'rtl/nic/atc/atc.ts']);
     expect(g.map((x) => [x.name, x.files])).toEqual([
