@@ -20,6 +20,8 @@ const ALU = tests('sharp/alu', 'models');
  */
 const ATC = ['testbench/nic/**/atc*.test.ts', 'testbench/nic/**/vectors.test.ts'] as const;
 
+/** Gemini's tests without its CLI tests (experiment tables, 22 s, which check the block only through whole runs). */
+const GEMINI = ['amo', 'call-memory', 'fabric', 'linearizability', 'transfer-input', 'vectors'].map((n) => `testbench/gemini/**/${n}*.test.ts`);
 /** CORE-Direct's own tests (see TEST_MAP). */
 const CORE_DIRECT = ['mwr', 'tables', 'vectors', 'host-cost', 'coredirect-'].map((n) => `testbench/coredirect/**/${n}*.test.ts`);
 
@@ -48,7 +50,8 @@ export const TEST_MAP: readonly (readonly [string, readonly string[]])[] = [
   // CLI tests (experiments, seconds a run) and the random cluster properties (up to 1,024 ranks, 9 s)
   // check it only through whole-cluster runs
   ...['rtl/coredirect/', 'models/coredirect/'].map((p) => [p, CORE_DIRECT] as const),
-  ...['sharp', 'gemini', 'hpu'].flatMap((b) => [[`rtl/${b}/`, tests(b)] as const, [`models/${b}/`, tests(b)] as const]),
+  ...['rtl/gemini/', 'models/gemini/'].map((p) => [p, GEMINI] as const),
+  ...['sharp', 'hpu'].flatMap((b) => [[`rtl/${b}/`, tests(b)] as const, [`models/${b}/`, tests(b)] as const]),
 ];
 
 /** The TEST_MAP entry of a repository-relative source path (longest prefix), or undefined. */
