@@ -38,6 +38,8 @@ describe('mutation map', () => {
     expect(testsFor('models/nic/memcheckModel.ts')).toEqual(['testbench/nic/**/*.test.ts']);
     expect(testsFor('models/nic/pcieModel.ts')).toEqual(['testbench/nicfe/**/*.test.ts']);
     expect(testsFor('rtl/nic/link/link.ts')).toEqual(['testbench/nic/**/link*.test.ts']);
+    // the end-to-end layer against its direct tests only (not the two-NIC model-based e2e.test.ts)
+    expect(testsFor('rtl/nic/e2e/e2eTx.ts')).toEqual(['testbench/nic/**/e2e-*.test.ts']);
     expect(testsFor('rtl/nic/desc/decode.ts')).toEqual(['testbench/nicfe/**/desc*.test.ts']);
     expect(testsFor('rtl/sharp/alu/x.ts')).toContain('testbench/models/**/*.test.ts');
     // CORE-Direct: its own direct tests, not the CLI's experiments or the whole-cluster properties
