@@ -7,7 +7,7 @@
  * documented fields.
  */
 import { describe, expect, it } from 'vitest';
-import { Channel, Simulator } from '../../rtl/kernel/index.ts';
+import { Channel, Fifo, Simulator } from '../../rtl/kernel/index.ts';
 import { type E2eDone, E2eRx } from '../../rtl/nic/e2e/e2eRx.ts';
 import type { E2eConfig } from '../../rtl/nic/e2e/types.ts';
 import { NetPacket, packetCrc, PK_ACK, PK_CONN_ACK, PK_CONN_NACK, PK_CONN_REQ, PK_PUT } from '../../rtl/nic/link/index.ts';
@@ -316,5 +316,19 @@ describe('E2eRx: connections', () => {
     expect([b.rx.inUse, b.stat('expired'), b.stat('admitted')]).toEqual([1, 0, 7]);
     b.run(60);
     expect([b.rx.inUse, b.stat('expired')]).toEqual([0, 1]);
+  });
+});
+
+describe('E2eRx: sources and names', () => {
+  it('a CONN_REQ from a source that is not a node (-1, 0.5, nodes) is unknown: no context, no answer; the answers it sends are e2e, last, from this node, with a valid CRC', () => {
+    const b = bench();
+    feed(b, [pk(PK_CONN_REQ, { src: -1 }), pk(PK_CONN_REQ, { src: 0.5 }), pk(PK_CONN_REQ, { src: 3 }), pk(PK_CONN_REQ, { src: 2, ctx: 3, serial: 8 })], 10);
+    expect([b.stat('unknown'), b.stat('conn_accepted'), b.rx.inUse]).toEqual([3, 1, 1]);
+    expect(b.out.ack.map((a) => [a.p.kind, a.p.e2e, a.p.last, a.p.src, a.p.dst, a.p.ctx, a.p.serial, packetCrc(a.p) === a.p.crc])).toEqual([[PK_CONN_ACK, true, true, 1, 2, 3, 8, true]]);
+  });
+
+  it('its FIFOs are named acks and buffer under the receiver', () => {
+    const b = bench();
+    for (const n of ['acks', 'buffer']) expect(() => new Fifo<number>(b.rx, 2, { name: n })).toThrow(`duplicate path rx.${n}`);
   });
 });

@@ -8,7 +8,7 @@
  * fields.
  */
 import { describe, expect, it } from 'vitest';
-import { Channel, Simulator } from '../../rtl/kernel/index.ts';
+import { Channel, Fifo, Simulator } from '../../rtl/kernel/index.ts';
 import { E2eTx, type ErrorTemplate, SC_STATE_NAMES } from '../../rtl/nic/e2e/e2eTx.ts';
 import type { E2eConfig } from '../../rtl/nic/e2e/types.ts';
 import { NetPacket, packetCrc, PK_ACK, PK_CONN_ACK, PK_CONN_NACK, PK_CONN_REQ, PK_PUT } from '../../rtl/nic/link/index.ts';
@@ -348,5 +348,60 @@ describe('E2eTx: idle and evaluation', () => {
     b.dataIn.push(b.data(2, 1, 2));
     b.run(10);
     expect(b.dataIn.held()).toBe(0);
+  });
+});
+
+describe('E2eTx: requests and names', () => {
+  const reqs = (b: ReturnType<typeof bench>, c: number): number => b.pkts.filter((x) => x.p.kind === PK_CONN_REQ && x.p.ctx === c).length;
+
+  it('a request due again (timeout) but not yet out when the CONN_ACK or CONN_NACK arrives is not sent', () => {
+    for (const kind of [PK_CONN_ACK, PK_CONN_NACK]) {
+      const b = bench({ timeout: 30, retries: 3, backoff: 500 });
+      const c = b.tx.alloc(1, 1, T(-1));
+      b.run(3);
+      b.hold.pkt = true;
+      b.tx.alloc(1, 1, T(-1));
+      b.tx.alloc(1, 1, T(-1));
+      b.run(35); // pktOut full with the other two requests; c's timer runs out: its request waits
+      expect([b.stat('timeouts'), reqs(b, c), b.pktOut.held()]).toEqual([3, 1, 2]); // all three timed out
+      b.push(b.ctlIn, [b.answer(kind, c)], 3);
+      expect(state(b, c)).toBe(kind === PK_CONN_ACK ? 'open' : 'backoff');
+      b.hold.pkt = false;
+      b.run(10);
+      expect(reqs(b, c)).toBe(1);
+    }
+  });
+
+  it('a CONN_NACK starts the retry count again; a reused context backs off from backoff x 1 again', () => {
+    const b = bench({ timeout: 40, retries: 1, backoff: 20 });
+    const c = b.tx.alloc(1, 1, T(-1));
+    b.run(45); // one timeout: tries 1
+    expect([b.stat('timeouts'), reqs(b, c)]).toEqual([1, 2]);
+    b.push(b.ctlIn, [b.answer(PK_CONN_NACK, c)], 1);
+    b.run(20 + 45); // back-off, the request again, one more timeout: tries 1 again, not failed
+    expect([b.stat('timeouts'), b.stat('failed'), state(b, c)]).toEqual([2, 0, 'connect']);
+    b.push(b.ctlIn, [b.answer(PK_CONN_NACK, c)], 1); // second NACK: 40 cycles
+    b.run(45);
+    b.push(b.ctlIn, [b.answer(PK_CONN_ACK, c)], 2);
+    b.push(b.dataIn, [b.data(c, 0, 1)], 2);
+    b.push(b.ctlIn, [b.answer(PK_ACK, c, { seq: 1, fin: true })], 5);
+    expect([b.stat('completed'), b.tx.inUse]).toEqual([1, 0]);
+    // the same context again: its first NACK backs off 20 cycles, not 80
+    const d = b.tx.alloc(1, 1, T(-1));
+    expect(d).toBe(c);
+    b.run(3);
+    const n0 = reqs(b, c);
+    b.push(b.ctlIn, [b.answer(PK_CONN_NACK, c)], 0);
+    const t0 = b.sim.cycle;
+    b.run(30);
+    const again = b.pkts.filter((x) => x.p.kind === PK_CONN_REQ && x.p.ctx === c).slice(n0);
+    expect(again.length).toBe(1);
+    expect(again[0]!.cycle - t0).toBeLessThan(25);
+  });
+
+  it('its report FIFO is named reports, its round-robin pointer arb', () => {
+    const b = bench({ senderContexts: 3 });
+    expect(() => new Fifo<number>(b.tx, 2, { name: 'reports' })).toThrow('duplicate path tx.reports');
+    expect(b.tx._signals.map((x) => [x.name, x.width])).toEqual([['arb', 2]]);
   });
 });
