@@ -30,7 +30,7 @@ export * from './coreBase.ts';
 // Module bindings copied into local constants once: the hot loop then reads plain constants
 // (under the TypeScript loader an imported binding is a property getter on every access).
 const { alu, branchTaken, multiply } = ALU;
-const { CTL_RD, CTL_RS1, CTL_RS2, CTL_UNIT, decodeControl, immediate, U_AUIPC, U_BRANCH, U_DIV, U_ILLEGAL, U_JAL, U_JALR, U_LOAD, U_LUI, U_MUL, U_STORE, U_SYSTEM } = DEC;
+const { CTL_RD, CTL_RS1, CTL_RS2, CTL_UNIT, decodeControl, immediate, U_ALU, U_AUIPC, U_BRANCH, U_DIV, U_ILLEGAL, U_JAL, U_JALR, U_LOAD, U_LUI, U_MUL, U_STORE, U_SYSTEM } = DEC;
 
 // pipeline latch numbers in the core's register bank (rtl/hpu/core/latches.ts); pc .. fd_fault are
 // the fetch stage's (HpuCoreBase.fetchStage)
@@ -111,7 +111,7 @@ export class HpuCore extends HpuCoreBase {
     const lat = this.lat;
     if (this._traced) lat.snapshot(t); // the values held during this cycle, for the waveform
     const q = lat.q;
-    const d = lat.d; // the same array (in-place latch bank): see the header
+    const d = q; // the in-place latch bank: lat.d is lat.q (see the header)
     // the latches read after the stage that writes them has run, as they were at the clock edge
     const mwValid = q[L_MW_VALID]!;
     const mwRd = mwValid ? q[L_MW_RD]! : 0;
@@ -135,22 +135,7 @@ export class HpuCore extends HpuCoreBase {
     // ---------------- MEM ----------------
     if (emValid) {
       const trap = q[L_EM_TRAP];
-      if (trap !== 0) {
-        // precise trap: flush everything younger, stop fetching, hand the trap to WB
-        d[L_MW_VALID] = 1;
-        d[L_MW_PC] = q[L_EM_PC];
-        d[L_MW_INSN] = q[L_EM_INSN];
-        d[L_MW_TRAP] = trap;
-        d[L_MW_TVAL] = q[L_EM_TVAL];
-        d[L_MW_RD] = 0;
-        d[L_MW_EXIT] = 0;
-        d[L_EM_VALID] = 0;
-        d[L_DE_VALID] = 0;
-        d[L_FD_VALID] = 0;
-        d[L_FETCH_STOP] = 1;
-        this.div.cancel();
-        return t + 1;
-      }
+      if (trap !== 0) return this.memTrap(t, trap);
       const emCtl = q[L_EM_CTL];
       const unit = emCtl & CTL_UNIT;
       const addr = q[L_EM_ADDR]! >>> 0;
@@ -213,7 +198,10 @@ export class HpuCore extends HpuCoreBase {
       let val = 0;
       let addr = 0;
       let target = -1;
-      switch (unit) {
+      // the ALU forms first: the unit numbers are imported constants, so the switch below is a
+      // chain of comparisons, not a jump table
+      if (unit === U_ALU) val = alu(fn, a, (ctl & CTL_RS2) !== 0 ? b : imm);
+      else switch (unit) {
         case U_LUI:
           val = imm;
           break;
@@ -238,7 +226,7 @@ export class HpuCore extends HpuCoreBase {
           const load = unit === U_LOAD;
           if ((addr & (size - 1)) !== 0) trap = (load ? TRAP_MISALIGNED_LOAD : TRAP_MISALIGNED_STORE) + 1;
           else if (addr + size > this.params.memBytes && !this.external(addr)) trap = (load ? TRAP_LOAD_FAULT : TRAP_STORE_FAULT) + 1;
-          else if (!load && this.mem.readOnly(addr)) trap = TRAP_STORE_FAULT + 1;
+          else if (!load && addr >= this.mem.roMin && addr < this.mem.roMax && this.mem.readOnly(addr)) trap = TRAP_STORE_FAULT + 1;
           else if (this.accessCheck !== null && !this.accessCheck(addr, size, !load)) trap = (load ? TRAP_LOAD_FAULT : TRAP_STORE_FAULT) + 1;
           if (trap !== 0) tval = addr;
           val = b;
@@ -263,7 +251,7 @@ export class HpuCore extends HpuCoreBase {
           break;
         case U_ILLEGAL:
           break;
-        default: // ALU register/immediate forms
+        default: // fence (an ALU form whose result nobody writes)
           val = alu(fn, a, (ctl & CTL_RS2) !== 0 ? b : imm);
       }
       if (target !== -1 && trap === 0 && (target & 3) !== 0) {
@@ -362,6 +350,25 @@ export class HpuCore extends HpuCoreBase {
       d[L_FD_FAULT] = 0;
     }
     d[L_PC] = (pc + 4) | 0;
+    return t + 1;
+  }
+
+  /** MEM in cycle t holds an instruction with a trap: flush everything younger, stop fetching, hand the trap to WB. */
+  private memTrap(t: number, trap: number): number {
+    const q = this.lat.q;
+    const d = this.lat.d;
+    d[L_MW_VALID] = 1;
+    d[L_MW_PC] = q[L_EM_PC]!;
+    d[L_MW_INSN] = q[L_EM_INSN]!;
+    d[L_MW_TRAP] = trap;
+    d[L_MW_TVAL] = q[L_EM_TVAL]!;
+    d[L_MW_RD] = 0;
+    d[L_MW_EXIT] = 0;
+    d[L_EM_VALID] = 0;
+    d[L_DE_VALID] = 0;
+    d[L_FD_VALID] = 0;
+    d[L_FETCH_STOP] = 1;
+    this.div.cancel();
     return t + 1;
   }
 

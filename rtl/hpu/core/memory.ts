@@ -20,6 +20,9 @@ export class HpuMemory {
   readonly s32: Int32Array;
   private readonly roLo: number[] = [];
   private readonly roHi: number[] = [];
+  /** the smallest range [roMin, roMax) holding every read-only range (an address outside it needs no search) */
+  readonly roMin: number = 0;
+  readonly roMax: number = 0;
 
   /** `buffer` (optional, `size` bytes): memory shared with other cores (the sPIN runtime's clusters and L2); default a new array. */
   constructor(readonly size: number, segments: readonly MemorySegment[], buffer?: ArrayBuffer) {
@@ -35,6 +38,8 @@ export class HpuMemory {
       if (s.vaddr < 0 || s.vaddr + s.memsz > size) throw new RangeError(`segment 0x${s.vaddr.toString(16)} + ${s.memsz} bytes does not fit in the ${size}-byte HPU memory`);
       this.bytes.set(s.data, s.vaddr);
       if (!s.writable) {
+        this.roMin = this.roLo.length === 0 ? s.vaddr : Math.min(this.roMin, s.vaddr);
+        this.roMax = Math.max(this.roMax, s.vaddr + s.memsz);
         this.roLo.push(s.vaddr);
         this.roHi.push(s.vaddr + s.memsz);
       }
