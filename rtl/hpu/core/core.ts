@@ -83,9 +83,8 @@ const DC_MASK = DC_ENTRIES - 1;
 export class HpuCore extends HpuCoreBase {
   readonly fillCycles = 4;
   private readonly div: Divider;
-  private readonly dcWord = new Int32Array(DC_ENTRIES);
-  private readonly dcCtl = new Int32Array(DC_ENTRIES);
-  private readonly dcImm = new Int32Array(DC_ENTRIES);
+  /** the decode memo: entry e at 4e: the word, its control word, its immediate (and a pad) */
+  private readonly dc = new Int32Array(4 * DC_ENTRIES);
 
   /** `memory`: a memory shared with other cores (then `program.segments` must already be in it and params.memBytes must equal its size). */
   constructor(parent: Scope, name: string, program: HpuProgram, params: Partial<HpuCoreParams> = {}, memory?: HpuMemory) {
@@ -284,9 +283,10 @@ export class HpuCore extends HpuCoreBase {
       const fault = q[L_FD_FAULT];
       // the decoded instruction: the decode ROM's control word and immediate, from the memo when it holds this word
       const pc = q[L_FD_PC];
-      const j = (pc >>> 2) & DC_MASK;
-      if (this.dcWord[j] !== insn) this.decodeInto(j, insn);
-      const ctl = fault !== 0 ? U_ILLEGAL : this.dcCtl[j]!;
+      const dc = this.dc;
+      const j = ((pc >>> 2) & DC_MASK) << 2;
+      if (dc[j] !== insn) this.decodeInto(j, insn);
+      const ctl = fault !== 0 ? U_ILLEGAL : dc[j + 1]!;
       const unit = ctl & CTL_UNIT;
       const rs1 = (insn >>> 15) & 31;
       const rs2 = (insn >>> 20) & 31;
@@ -329,7 +329,7 @@ export class HpuCore extends HpuCoreBase {
       d[L_DE_CTL] = ctl;
       d[L_DE_A] = a;
       d[L_DE_B] = b;
-      d[L_DE_IMM] = unit === U_ILLEGAL ? 0 : this.dcImm[j]!;
+      d[L_DE_IMM] = unit === U_ILLEGAL ? 0 : dc[j + 2]!;
       d[L_DE_TRAP] = fault !== 0 ? fault : unit !== U_ILLEGAL ? 0 : insn === EBREAK ? TRAP_BREAKPOINT + 1 : TRAP_ILLEGAL + 1;
       d[L_DE_SYS] = sys;
       if (sys === SYS_EXIT) return t + 1;
@@ -372,12 +372,12 @@ export class HpuCore extends HpuCoreBase {
     return t + 1;
   }
 
-  /** Decode `insn` into entry j of the decode memo. */
+  /** Decode `insn` into the decode memo's entry at j. */
   private decodeInto(j: number, insn: number): void {
     const ctl = decodeControl(insn);
-    this.dcCtl[j] = ctl;
-    this.dcImm[j] = (ctl & CTL_UNIT) === U_ILLEGAL ? 0 : immediate(ctl, insn);
-    this.dcWord[j] = insn;
+    this.dc[j] = insn;
+    this.dc[j + 1] = ctl;
+    this.dc[j + 2] = (ctl & CTL_UNIT) === U_ILLEGAL ? 0 : immediate(ctl, insn);
   }
 
   /** An operand as execute sees it: the newest in-flight result for `rs`, else the value read in decode (mwRd/mwVal: WB's latch at the clock edge, 0 when empty). */
