@@ -1,4 +1,4 @@
-import { Batch, ChannelArray, type ChannelPort, Component, FifoArray, NEVER, NumChannel, NumFifo, type Scope, Simulator, type SimulatorOptions } from '../kernel/index.ts';
+import { ChannelArray, type ChannelPort, Component, FifoArray, type FifoPort, GeneratedBatch, type InPort, NEVER, NumChannel, NumFifo, type OutPort, type Scope, Simulator, type SimulatorOptions } from '../kernel/index.ts';
 
 /** entries of each stage's FIFO (bench/verilog/ring.sv is built with the same value) */
 export const RING_FIFO_DEPTH = 16;
@@ -158,14 +158,37 @@ export class RingStage extends Component {
   }
 }
 
+/** The ring stage's step (instance i's cycle) as the batch generator reads it: ports in, the next cycle out. */
+interface RingIO {
+  inp: InPort;
+  out: OutPort;
+  fifo: FifoPort;
+}
+
 /**
- * The N stages of a ring as one batch (rtl/kernel/batch.ts): the same hardware and cycle behaviour
- * as N `RingStage` components, with the state of all stages in typed arrays and one loop over them.
- * Channel k (0..N) of `ch` is the source's output (k = 0) or stage k's output; stage k (instance
- * k - 1) pops channel k - 1 and pushes channel k. Tokens are 32-bit (as in bench/verilog/ring.sv):
- * the same values as the component ring's for runs of fewer than 2^31 - N cycles.
+ * One ring stage's clock cycle, register-transfer style: the decisions from the state at the start
+ * of the cycle (the FIFO's count, the input channel's head, the output channel's room), then the
+ * next state. The same as `RingStage.tick`; the batch's simple path (`evalOne`) runs this function,
+ * and the kernel generates the batch's loop from its text (rtl/kernel/batchgen.ts).
  */
-export class RingStages extends Batch {
+function ringStep(io: RingIO, _i: number, t: number): number {
+  const n = io.fifo.count();
+  const take = n !== RING_FIFO_DEPTH && io.inp.canPop();
+  const give = n !== 0 && io.out.canPush();
+  if (give) io.out.push((io.fifo.pop() + 1) | 0);
+  if (take) io.fifo.push(io.inp.pop());
+  return n + (take ? 1 : 0) - (give ? 1 : 0) > 0 ? t + 1 : Infinity;
+}
+
+/**
+ * The N stages of a ring as one batch (rtl/kernel/batch.ts, batchgen.ts): the same hardware and
+ * cycle behaviour as N `RingStage` components, with the state of all stages in typed arrays and one
+ * loop over them, generated from `ringStep`. Channel k (0..N) of `ch` is the source's output
+ * (k = 0) or stage k's output; stage k (instance k - 1) pops channel k - 1 and pushes channel k.
+ * Tokens are 32-bit (as in bench/verilog/ring.sv): the same values as the component ring's for runs
+ * of fewer than 2^31 - N cycles.
+ */
+export class RingStages extends GeneratedBatch {
   declare readonly ch: ChannelArray;
   declare readonly fifo: FifoArray;
   /** 1 for a preloaded ring (its tokens become visible at cycle 1: nothing moves in cycle 0), else 0 */
@@ -173,8 +196,9 @@ export class RingStages extends Batch {
 
   constructor(parent: Scope, name: string, ch: ChannelArray, preload: boolean) {
     super(parent, name, ch.size - 1);
-    this.ch = ch.bindConsumer(this).bindProducer(this);
+    this.ch = ch;
     this.fifo = new FifoArray(this, RING_FIFO_DEPTH, stagePath('fifo0'), { width: 32 });
+    this.define({ inputs: { inp: { array: ch, channel: 0 } }, outputs: { out: { array: ch, channel: 1 } }, fifos: { fifo: this.fifo }, consts: { RING_FIFO_DEPTH } }, ringStep);
     this.from = preload ? 1 : 0;
     this.reset();
   }
@@ -190,86 +214,6 @@ export class RingStages extends Batch {
 
   override tick(t: number): number {
     return t < this.from ? this.from : super.tick(t);
-  }
-
-  /**
-   * `evalOne` for every stage, specialised for the ring: stages from the last to the first, so that
-   * when stage i + 1 runs, stage i (the producer of its input) has not run yet in this cycle and
-   * `canPop` needs no push stamp, and stage i + 1's pop of this cycle is known to stage i (the
-   * producer of that channel) from the previous iteration, not from a stamp. Only the two channels
-   * of the source (a component, which may have run earlier in the cycle) are checked by stamp.
-   * The stamps are still written, for the source's ports and for traces.
-   */
-  override evalAll(t: number): number {
-    const ch = this.ch;
-    const cn = ch.n;
-    const chd = ch.hd;
-    const cd = ch.data;
-    const pushT = ch.pushT;
-    const popT = ch.popT;
-    const fifo = this.fifo;
-    const fn = fifo.n;
-    const fh = fifo.hd;
-    const fd = fifo.data;
-    const cap = ch.capacity;
-    const n1 = this.size;
-    let busy = false;
-    let moved = false;
-    // stage N's output is popped by the source, which may have run already in this cycle
-    let popped = popT[n1] === t ? 1 : 0;
-    for (let i = n1 - 1; i >= 0; i--) {
-      const k = i + 1;
-      const n = fn[i]!;
-      // channel i's producer has not run yet in this cycle, except the source (channel 0)
-      const take = n !== RING_FIFO_DEPTH && cn[i]! - (i === 0 && pushT[0] === t ? 1 : 0) > 0;
-      const give = n !== 0 && cn[k]! + popped < cap;
-      let h = fh[i]!;
-      let m = n;
-      if (give) {
-        const v = (fd[i * RING_FIFO_DEPTH + h]! + 1) | 0;
-        h = h + 1 === RING_FIFO_DEPTH ? 0 : h + 1;
-        m--;
-        const c = cn[k]!;
-        let s = chd[k]! + c;
-        if (s >= cap) s -= cap;
-        cd[k * cap + s] = v;
-        cn[k] = c + 1;
-        pushT[k] = t;
-        moved = true;
-      }
-      popped = 0;
-      if (take) {
-        const ih = chd[i]!;
-        const v = cd[i * cap + ih]!;
-        chd[i] = ih + 1 === cap ? 0 : ih + 1;
-        cn[i] = cn[i]! - 1;
-        popT[i] = t;
-        let s = h + m;
-        if (s >= RING_FIFO_DEPTH) s -= RING_FIFO_DEPTH;
-        fd[i * RING_FIFO_DEPTH + s] = v;
-        m++;
-        popped = 1;
-        moved = true;
-      }
-      fh[i] = h;
-      fn[i] = m;
-      if (m > 0) busy = true;
-    }
-    if (moved) ch.moved = t;
-    return busy ? t + 1 : NEVER;
-  }
-
-  evalOne(i: number, t: number): number {
-    const ch = this.ch;
-    const fifo = this.fifo;
-    // current state: the decisions of the cycle
-    const n = fifo.count(i);
-    const take = n !== RING_FIFO_DEPTH && ch.canPop(i, t);
-    const give = n !== 0 && ch.canPush(i + 1, t);
-    // next state
-    if (give) ch.push(i + 1, (fifo.pop(i) + 1) | 0, t);
-    if (take) fifo.push(i, ch.pop(i, t));
-    return n + (take ? 1 : 0) - (give ? 1 : 0) > 0 ? t + 1 : NEVER;
   }
 
   override lineTrace(): string {

@@ -163,7 +163,7 @@ export class ChannelArray {
   push(k: number, v: number, t: number): void {
     const n = this.n[k]!;
     const cap = this.capacity;
-    if (n + (this.popT[k] === t ? 1 : 0) >= cap || this.pushT[k] === t) this.pushError(k, t);
+    if (n + (this.popT[k] === t ? 1 : 0) >= cap || this.pushT[k] === t) this._pushError(k, t);
     let s = this.hd[k]! + n;
     if (s >= cap) s -= cap;
     this.data[k * cap + s] = v;
@@ -174,7 +174,7 @@ export class ChannelArray {
 
   pop(k: number, t: number): number {
     const n = this.n[k]!;
-    if (n - (this.pushT[k] === t ? 1 : 0) <= 0 || this.popT[k] === t) this.popError(k, t);
+    if (n - (this.pushT[k] === t ? 1 : 0) <= 0 || this.popT[k] === t) this._popError(k, t);
     const cap = this.capacity;
     const h = this.hd[k]!;
     const v = this.data[k * cap + h]!;
@@ -195,12 +195,14 @@ export class ChannelArray {
     return this.n[k]! + (this.popT[k] === t ? 1 : 0);
   }
 
-  private pushError(k: number, t: number): never {
+  /** @internal */
+  _pushError(k: number, t: number): never {
     if (this.pushT[k] === t) throw new Error(`${this.pathOf(k)}: second push in cycle ${t} (one per cycle)`);
     throw new Error(`${this.pathOf(k)}: push while full (check canPush first)`);
   }
 
-  private popError(k: number, t: number): never {
+  /** @internal */
+  _popError(k: number, t: number): never {
     if (this.popT[k] === t) throw new Error(`${this.pathOf(k)}: second pop in cycle ${t} (one per cycle)`);
     throw new Error(`${this.pathOf(k)}: pop while empty (check canPop first)`);
   }
@@ -362,7 +364,7 @@ export class FifoArray {
   push(i: number, v: number): void {
     const n = this.n[i]!;
     const d = this.depth;
-    if (n >= d) this.fullError(i);
+    if (n >= d) this._fullError(i);
     let s = this.hd[i]! + n;
     if (s >= d) s -= d;
     this.data[i * d + s] = v;
@@ -370,7 +372,7 @@ export class FifoArray {
   }
   pop(i: number): number {
     const n = this.n[i]!;
-    if (n <= 0) this.emptyError(i);
+    if (n <= 0) this._emptyError(i);
     const d = this.depth;
     const h = this.hd[i]!;
     const v = this.data[i * d + h]!;
@@ -378,10 +380,12 @@ export class FifoArray {
     this.n[i] = n - 1;
     return v;
   }
-  private fullError(i: number): never {
+  /** @internal */
+  _fullError(i: number): never {
     throw new Error(`${this.pathOf(i)}: push while full (check count first)`);
   }
-  private emptyError(i: number): never {
+  /** @internal */
+  _emptyError(i: number): never {
     throw new Error(`${this.pathOf(i)}: pop while empty (check count first)`);
   }
 

@@ -15,3 +15,4 @@ export { fileSink, MemorySink, pathSelected, type TextSink } from './sink.ts';
 export { Process, type ProcessBody } from './process.ts';
 export { Fifo, NumFifo, type FifoOptions, type TraceHeadOptions } from './fifo.ts';
 export { Batch, ChannelArray, ChannelPort, FifoArray, type BatchWidth, type ChannelArrayOptions, type FifoArrayOptions, type PathOf } from './batch.ts';
+export { GeneratedBatch, type BatchDesign, type BatchIO, type FifoPort, type InPort, type OutPort, type PortSpec, type StepFn } from './batchgen.ts';

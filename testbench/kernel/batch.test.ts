@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildRing, type Ring, type RingOptions } from '../../rtl/examples/ring.ts';
-import { Batch, ChannelArray, LineTracer, MemorySink, NEVER, type Scope, Simulator, VcdTracer, WaveDromTracer } from '../../rtl/kernel/index.ts';
+import { Batch, ChannelArray, FifoArray, type FifoPort, GeneratedBatch, type InPort, LineTracer, MemorySink, NEVER, type OutPort, type Scope, Simulator, VcdTracer, WaveDromTracer } from '../../rtl/kernel/index.ts';
 import { runBatchGraph } from './batchGraph.ts';
 
 /** Everything observable of a ring after every cycle: the source's counts and every stage's FIFO and channel. */
@@ -45,6 +45,24 @@ describe('batched components (rtl/kernel/batch.ts) against the same designs buil
     }
   });
 
+  it('the ring runs its generated loop: one stamp test per channel where the order allows (the source\'s two channels excepted)', () => {
+    const r = buildRing(6);
+    const b = r.batch!;
+    expect(b.generated).toBeNull();
+    const text = b.generatedText;
+    // last stage first; canPop tests the push stamp only on the source's channel (stage 1), canPush
+    // the pop stamp only on the source's (stage 6): the others carry the next stage's pop
+    expect(text).toMatch(/for \(let _i = \$p\.size - 1; _i >= 0; _i--\)/);
+    expect(text.match(/\$a0u\[\$v\d+\] === t/g)).toHaveLength(1);
+    expect(text.match(/\$a0o\[\$v\d+\] === t/g)).toHaveLength(1);
+    expect(text).toContain('_i === 0 ?');
+    expect(text).toContain('_i === 5 ?');
+    expect(text).toContain('$cp_inp');
+    // traced, every stamp is written
+    expect(b.generatedTracedText.match(/\$a0[uo]\[\$v\d+\] = t/g)).toHaveLength(2);
+    expect(text.match(/\(_i === (0|5)\) && \(\$a0[uo]\[\$v\d+\] = t\)/g)).toHaveLength(2);
+  });
+
   it('the ring: channel capacities 1 to 5, in order (the ring\'s specialised loop) and shuffled (evalOne), reset', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: 5 }), fc.integer({ min: 0, max: 1000 }), fc.boolean(), (n, cap, seed, preload) => {
@@ -68,14 +86,16 @@ describe('batched components (rtl/kernel/batch.ts) against the same designs buil
 });
 
 describe('batched components on random graphs', () => {
-  it('all nodes batched, or a random half components through ports, equal all components after every cycle', () => {
+  it('all nodes batched (a Batch, or a generated batch), or a random half components through ports, equal all components after every cycle', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 1, max: 1000 }), (seed, shuffle) => {
         const want = runBatchGraph(seed, 250, 'components', { skipping: false });
-        for (const build of ['batch', 'mixed'] as const) {
+        for (const build of ['batch', 'mixed', 'gen', 'genmixed'] as const) {
           for (const opts of [{ skipping: true }, { skipping: false }, { skipping: true, shuffleSeed: shuffle }]) {
             const got = runBatchGraph(seed, 250, build, opts);
             expect(got.states, `${build} ${JSON.stringify(opts)}`).toEqual(want.states);
+            // the generated loop ran (the generator did not fall back to evalOne)
+            if (build === 'gen') expect(got.generated).toBeNull();
           }
         }
         expect(runBatchGraph(seed, 250, 'components', { skipping: true, shuffleSeed: shuffle }).states).toEqual(want.states);
@@ -150,5 +170,53 @@ describe('two batches on one channel array', () => {
     expect(ch.pop(0, 2)).toBe(1);
     expect(() => ch.pop(0, 2)).toThrow('c0: second pop in cycle 2');
     expect(() => new ChannelArray(sim, 0, String)).toThrow(/size must be an integer >= 1/);
+  });
+});
+
+interface PusherIO {
+  out: OutPort;
+  inp: InPort;
+  fifo: FifoPort;
+}
+const outside = (v: number): number => v + 1;
+
+/** A generated batch of instances that push every cycle whether or not there is room (a design error), or that call a module function. */
+class Pushers extends GeneratedBatch {
+  constructor(parent: Scope, name: string, ch: ChannelArray, careless: boolean) {
+    super(parent, name, ch.size);
+    const back = new ChannelArray(parent, ch.size, (k) => `${name}.back${k}`);
+    const fifo = new FifoArray(this, 2, (i) => `${name}.f${i}`);
+    const design = { outputs: { out: { array: ch, channel: 0 } }, inputs: { inp: { array: back, channel: 0 } }, fifos: { fifo } };
+    if (careless)
+      this.define(design, (io: PusherIO, _i: number, t: number) => {
+        io.out.push(t);
+        return t + 1;
+      });
+    else
+      this.define(design, (io: PusherIO, _i: number, t: number) => {
+        if (io.out.canPush()) io.out.push(outside(t));
+        return t + 1;
+      });
+  }
+}
+
+describe('generated batches (rtl/kernel/batchgen.ts)', () => {
+  it('a push to a full channel throws the simple path\'s error in the generated loop, naming the channel', () => {
+    const sim = new Simulator();
+    const ch = new ChannelArray(sim, 2, (k) => `c${k}`, { capacity: 2 });
+    const p = new Pushers(sim, 'p', ch, true);
+    expect(p.generated).toBeNull();
+    sim.step(2);
+    expect(() => sim.step(1)).toThrow('c1: push while full (check canPush first)');
+  });
+
+  it('a step function naming a module function is not generated (it says why) and runs evalOne, with the same results', () => {
+    const sim = new Simulator();
+    const ch = new ChannelArray(sim, 3, (k) => `c${k}`, { capacity: 2 });
+    const p = new Pushers(sim, 'p', ch, false);
+    expect(p.generated).toMatch(/names outside/);
+    expect(p.generatedText).toBe('');
+    sim.step(5);
+    expect([ch.held(0), ch.peek(0)]).toEqual([2, 1]);
   });
 });

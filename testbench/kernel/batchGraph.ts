@@ -7,7 +7,7 @@
  * random fan-in/fan-out, a 3-entry FIFO, busy periods (sleeping until a known cycle), back-pressure,
  * and nodes that sleep while every output is full (only a producer wake-up brings them back).
  */
-import { Batch, ChannelArray, type ChannelPort, Component, FifoArray, NEVER, NumChannel, NumFifo, Rng, type Scope, Simulator, type SimulatorOptions } from '../../rtl/kernel/index.ts';
+import { Batch, ChannelArray, type ChannelPort, Component, FifoArray, type FifoPort, GeneratedBatch, type InPort, NEVER, NumChannel, NumFifo, type OutPort, Rng, type Scope, Simulator, type SimulatorOptions } from '../../rtl/kernel/index.ts';
 
 function mix(a: number, b: number): number {
   let h = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(b + 0x7f4a7c15, 0xc2b2ae35);
@@ -199,12 +199,151 @@ class GraphBatch extends Batch {
   }
 }
 
-export type GraphBuild = 'components' | 'batch' | 'mixed';
+/** The registers and ports of a generated node (GraphGen): its parameters and state by instance. */
+interface GenIO {
+  ins: InPort;
+  outs: OutPort;
+  fifo: FifoPort;
+  nIn: Int32Array;
+  nOut: Int32Array;
+  seed: Float64Array;
+  period: Int32Array;
+  emitLimit: Int32Array;
+  work: Int32Array;
+  sleepBlocked: Uint8Array;
+  acc: Float64Array;
+  busyUntil: Float64Array;
+  nextEmit: Float64Array;
+  emitted: Int32Array;
+  outIdx: Int32Array;
+}
+
+/**
+ * `nodeCycle` rewritten as a batch step function (the generator's subset: ports and registers of
+ * `io`, no calls to module functions, so `mix` is written out): a second, independent text of the
+ * same node, which the kernel turns into a generated loop (GraphGen).
+ */
+function nodeStep(io: GenIO, i: number, t: number): number {
+  const n0 = io.fifo.count();
+  let pushed = 0;
+  let wake = Infinity;
+  if (io.period[i]! > 0 && io.emitted[i]! < io.emitLimit[i]!) {
+    if (t >= io.nextEmit[i]!) {
+      if (n0 + pushed < DEPTH) {
+        let h = Math.imul(io.seed[i]! ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(io.emitted[i]! + 0x7f4a7c15, 0xc2b2ae35);
+        h ^= h >>> 15;
+        io.fifo.push((h >>> 0) & 0xffff);
+        pushed++;
+        io.emitted[i] = io.emitted[i]! + 1;
+        io.nextEmit[i] = t + io.period[i]!;
+        wake = Math.min(wake, t + io.period[i]!);
+      } else wake = t + 1;
+    } else wake = Math.min(wake, io.nextEmit[i]!);
+  }
+  if (t >= io.busyUntil[i]!) {
+    const n = io.nIn[i]!;
+    for (let k = 0; k < n; k++) {
+      const j = (io.acc[i]! + k) % n;
+      if (io.ins.canPop(j) && n0 + pushed < DEPTH) {
+        const v = io.ins.pop(j);
+        let h = Math.imul(io.acc[i]! ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(v + 0x7f4a7c15, 0xc2b2ae35);
+        h ^= h >>> 15;
+        io.acc[i] = h >>> 0;
+        io.busyUntil[i] = t + 1 + io.work[i]!;
+        if (io.nOut[i]! > 0) {
+          io.fifo.push((v + io.seed[i]!) & 0xffff);
+          pushed++;
+        }
+        if (io.work[i]! > 0) wake = Math.min(wake, t + 1 + io.work[i]!);
+        break;
+      }
+    }
+  } else wake = Math.min(wake, io.busyUntil[i]!);
+  let blocked = false;
+  let popped = 0;
+  if (n0 > 0) {
+    const m = io.nOut[i]!;
+    if (m === 0) {
+      let h = Math.imul(io.acc[i]! ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(io.fifo.pop() + 0x7f4a7c15, 0xc2b2ae35);
+      h ^= h >>> 15;
+      io.acc[i] = h >>> 0;
+      popped = 1;
+    } else {
+      blocked = true;
+      for (let k = 0; k < m; k++) {
+        const j = (io.outIdx[i]! + k) % m;
+        if (io.outs.canPush(j)) {
+          io.outs.push(io.fifo.pop(), j);
+          popped = 1;
+          io.outIdx[i] = (j + 1) % m;
+          blocked = false;
+          break;
+        }
+      }
+    }
+  }
+  const held = n0 + pushed - popped;
+  const asleep = io.sleepBlocked[i] !== 0 && blocked;
+  if (held > 0 && !asleep) return t + 1;
+  for (let j = 0; j < io.nIn[i]!; j++) if (io.ins.held(j) > 0 && t + 1 >= io.busyUntil[i]! && (!asleep || held < DEPTH)) return Math.min(wake, t + 1);
+  return wake;
+}
+
+/** The batched nodes as a generated batch: vector ports `ins` / `outs` (channel maps, -1 for none), registers by instance. */
+class GraphGen extends GeneratedBatch {
+  readonly fifo: FifoArray;
+  readonly regs: Omit<GenIO, 'ins' | 'outs' | 'fifo'>;
+  constructor(parent: Scope, name: string, ids: number[], readonly ps: NodeParams[], ch: ChannelArray, ins: number[][], outs: number[][]) {
+    super(parent, name, ids.length);
+    const n = ids.length;
+    this.fifo = new FifoArray(this, DEPTH, (i) => `n${ids[i]}.fifo0`);
+    const wIn = Math.max(1, ...ins.map((x) => x.length));
+    const wOut = Math.max(1, ...outs.map((x) => x.length));
+    const inMap = new Int32Array(n * wIn).fill(-1);
+    const outMap = new Int32Array(n * wOut).fill(-1);
+    ins.forEach((l, i) => l.forEach((e, j) => (inMap[i * wIn + j] = e)));
+    outs.forEach((l, i) => l.forEach((e, j) => (outMap[i * wOut + j] = e)));
+    this.regs = {
+      nIn: Int32Array.from(ins, (l) => l.length),
+      nOut: Int32Array.from(outs, (l) => l.length),
+      seed: Float64Array.from(ps, (p) => p.seed),
+      period: Int32Array.from(ps, (p) => p.period),
+      emitLimit: Int32Array.from(ps, (p) => p.emitLimit),
+      work: Int32Array.from(ps, (p) => p.work),
+      sleepBlocked: Uint8Array.from(ps, (p) => (p.sleepBlocked ? 1 : 0)),
+      acc: new Float64Array(n),
+      busyUntil: new Float64Array(n),
+      nextEmit: new Float64Array(n),
+      emitted: new Int32Array(n),
+      outIdx: new Int32Array(n),
+    };
+    this.reset();
+    this.define(
+      { inputs: { ins: { array: ch, channel: inMap, width: wIn } }, outputs: { outs: { array: ch, channel: outMap, width: wOut } }, fifos: { fifo: this.fifo }, regs: this.regs, consts: { DEPTH } },
+      nodeStep,
+    );
+  }
+  override reset(): void {
+    this.ps.forEach((p, i) => {
+      const s = initState(p);
+      this.regs.acc[i] = s.acc;
+      this.regs.busyUntil[i] = s.busyUntil;
+      this.regs.nextEmit[i] = s.nextEmit;
+      this.regs.emitted[i] = s.emitted;
+      this.regs.outIdx[i] = s.outIdx;
+    });
+  }
+}
+
+/** components: every node a component; batch / mixed: a Batch running nodeCycle; gen / genmixed: a GeneratedBatch running nodeStep */
+export type GraphBuild = 'components' | 'batch' | 'mixed' | 'gen' | 'genmixed';
 
 export interface BatchGraphRun {
   /** after every cycle: every node's digest, FIFO count, and every channel's held / occupancy / head */
   states: string[];
   cycle: number;
+  /** a generated batch's `generated` (null: its generated loop ran) */
+  generated?: string | null;
 }
 
 /** Build graph `seed` the given way and run it `cycles` cycles, sampling after each. */
@@ -222,11 +361,12 @@ export function runBatchGraph(seed: number, cycles: number, build: GraphBuild, o
   for (let e = 0; e < ne; e++) edges.push(e < n - 1 ? [e, e + 1] : [rng.int(n), rng.int(n)]);
   const cap = rng.range(1, 4);
   // which nodes are components in the mixed build (node 0 always, so both kinds appear)
-  const plain = ps.map((_, i) => build === 'components' || (build === 'mixed' && (i === 0 || rng.bool(0.5))));
+  const plain = ps.map((_, i) => build === 'components' || ((build === 'mixed' || build === 'genmixed') && (i === 0 || rng.bool(0.5))));
   const outCount = new Array<number>(n).fill(0);
   const names = edges.map(([a]) => `n${a}.o${outCount[a]!++}`);
 
   const digests: (() => string)[] = [];
+  let genState: string | null | undefined;
   if (build === 'components') {
     const nodes = ps.map((p, i) => new GraphComp(sim, `n${i}`, p));
     const chans = edges.map(([a, b], e) => {
@@ -242,22 +382,30 @@ export function runBatchGraph(seed: number, cycles: number, build: GraphBuild, o
     const ids = ps.map((_, i) => i).filter((i) => !plain[i]);
     const comps = new Map<number, GraphComp>();
     for (let i = 0; i < n; i++) if (plain[i]) comps.set(i, new GraphComp(sim, `n${i}`, ps[i]!));
-    const batch = ids.length > 0 ? new GraphBatch(sim, 'nodes', ids, ids.map((i) => ps[i]!), ch) : null;
     const slot = new Map(ids.map((id, i) => [id, i]));
+    const ins = ids.map(() => [] as number[]);
+    const outs = ids.map(() => [] as number[]);
     edges.forEach(([a, b], e) => {
       const ca = comps.get(a);
       const cb = comps.get(b);
       if (ca) ca.outs.push(ch.port(e).bindProducer(ca));
-      else batch!.outs[slot.get(a)!]!.push(e);
+      else outs[slot.get(a)!]!.push(e);
       if (cb) cb.ins.push(ch.port(e).bindConsumer(cb));
-      else batch!.ins[slot.get(b)!]!.push(e);
+      else ins[slot.get(b)!]!.push(e);
     });
+    const generated = build === 'gen' || build === 'genmixed';
+    const batch = ids.length === 0 ? null : generated ? new GraphGen(sim, 'nodes', ids, ids.map((i) => ps[i]!), ch, ins, outs) : new GraphBatch(sim, 'nodes', ids, ids.map((i) => ps[i]!), ch);
+    if (batch instanceof GraphBatch) {
+      batch.ins.splice(0, ins.length, ...ins);
+      batch.outs.splice(0, outs.length, ...outs);
+    }
+    if (batch instanceof GraphGen) genState = batch.generated;
     for (let i = 0; i < n; i++) {
       const c = comps.get(i);
       if (c) digests.push(() => `${c.st.acc}/${c.fifo.held()}`);
       else {
         const k = slot.get(i)!;
-        digests.push(() => `${batch!.st[k]!.acc}/${batch!.fifo.count(k)}`);
+        digests.push(batch instanceof GraphGen ? () => `${batch.regs.acc[k]}/${batch.fifo.count(k)}` : () => `${(batch as GraphBatch).st[k]!.acc}/${batch!.fifo.count(k)}`);
       }
     }
     for (let e = 0; e < edges.length; e++) digests.push(() => `${ch.held(e)}/${ch.occupancy(e, sim.cycle)}/${ch.held(e) > 0 ? ch.peek(e) : '-'}`);
@@ -267,5 +415,5 @@ export function runBatchGraph(seed: number, cycles: number, build: GraphBuild, o
     sim.step(1);
     states.push(digests.map((d) => d()).join(' '));
   }
-  return { states, cycle: sim.cycle };
+  return { states, cycle: sim.cycle, generated: genState };
 }
