@@ -1,7 +1,7 @@
 export { Component, NEVER, childPath, type Scope, type Signal, type SignalValue } from './component.ts';
 export { Simulator, SimulationLimitError, type SimulatorOptions, type Tracer, type TraceUnit, type Resettable } from './simulator.ts';
 export { Reg, RegOf } from './reg.ts';
-export { Channel, NumChannel, ChannelCore, type ChannelOptions } from './channel.ts';
+export { Arrivals, Channel, NumChannel, ChannelCore, type ChannelOptions } from './channel.ts';
 export { Sram, type SramOptions, type SramFieldType } from './sram.ts';
 export { RoundRobinArbiter } from './arbiter.ts';
 export { Pipeline } from './pipeline.ts';

@@ -259,6 +259,9 @@ export abstract class ChannelCore implements TraceUnit, ChannelLinks {
   declare readonly _info: ChannelInfo;
   /** @internal bound with `everyPush` (and skipping on): every push wakes the consumer, which stays subscribed */
   declare _eager: boolean;
+  /** @internal bound with `arrivals`: every push notes `_key` there */
+  declare _arr: Arrivals | null;
+  declare _key: number;
 
   constructor(parent: Scope, name: string, opts: ChannelOptions, stride: number) {
     const path = childPath(parent, name);
@@ -282,6 +285,8 @@ export abstract class ChannelCore implements TraceUnit, ChannelLinks {
     this.capacity = cap;
     this._info = { sim: parent.sim, scope: parent, name, producer: null, consumer: null, nextIn: null, nextOut: null, traced: false, sigs: null };
     this._eager = false;
+    this._arr = null;
+    this._key = 0;
     this.sim._registerUnit(this, parent, name);
     placeRing(this, this.sim);
     this.slow = this.small;
@@ -357,14 +362,22 @@ export abstract class ChannelCore implements TraceUnit, ChannelLinks {
    * suits components with few, busy inputs; `everyPush` suits one with many inputs that are each
    * rarely used (a switch's ports): one wake-up per push instead of a scan of all inputs per sleep.
    * The cycles in which the consumer sees each entry are the same either way.
+   * `arrivals`, `key`: every push also notes `key` in `arrivals` (see Arrivals), with or without
+   * activity skipping.
    */
-  bindConsumer(c: Component, opts: { everyPush?: boolean } = {}): this {
+  bindConsumer(c: Component, opts: { everyPush?: boolean; arrivals?: Arrivals; key?: number } = {}): this {
     if (this.consumer !== null && this.consumer !== c) throw new Error(`${this.path}: already has consumer ${this.consumer.path}`);
     if (this.consumer === c) return this;
     this.consumer = c;
     this._wc = this.sim.skipping ? c : null;
     this._eager = this.sim.skipping && opts.everyPush === true;
-    this.slow = this.small || this._wc !== null;
+    if (opts.arrivals !== undefined) {
+      const key = opts.key ?? 0;
+      if (!Number.isInteger(key) || key < 0) throw new RangeError(`${this.path}: arrivals key must be a non-negative integer, got ${key}`);
+      this._arr = opts.arrivals;
+      this._key = key;
+    }
+    this.slow = this.small || this._wc !== null || this._arr !== null;
     if (!this._eager) c._info.firstIn = linked(c._info.firstIn as ChannelCore | null, this, 'nextIn');
     return this;
   }
@@ -386,7 +399,7 @@ export abstract class ChannelCore implements TraceUnit, ChannelLinks {
     this._wc = this._eager ? this.consumer : null; // every component runs at cycle 0 and subscribes again when it sleeps (an everyPush consumer stays subscribed)
     this._wp = null;
     clearRing(this);
-    this.slow = this.small || this._eager;
+    this.slow = this.small || this._eager || this._arr !== null;
     this.clearData();
   }
 
@@ -513,7 +526,8 @@ export abstract class ChannelCore implements TraceUnit, ChannelLinks {
       if (!this._eager) this._wc = null;
       wake(c, due);
     }
-    this.slow = this.small || this._eager;
+    if (this._arr !== null) this._arr._note(this._key, due);
+    this.slow = this.small || this._eager || this._arr !== null;
   }
 
   /** @internal the consumer went to sleep (Simulator._drop): the next push wakes it */
@@ -539,6 +553,69 @@ export abstract class ChannelCore implements TraceUnit, ChannelLinks {
       const f = freedAt(this.tl);
       if (f > t) c.sim.wakeAt(c, f);
     }
+  }
+}
+
+/**
+ * Which inputs of one consumer have entries arriving, as hardware keeps a "frame available" flag per
+ * port: a consumer with many input channels that are each rarely used (a switch's ports) binds them
+ * with `bindConsumer(c, { arrivals, key })` and asks `take(t)` which of them hold an entry that is
+ * poppable at t, instead of testing every input every cycle. Each push notes (its channel's key, the
+ * cycle its entry becomes poppable); take(t) returns the keys of the notes due by t, ascending and
+ * each once, and forgets those notes. So the consumer must pop every poppable entry of each key it
+ * is given in that cycle (a key is not given again for entries already noted). The returned array
+ * is reused by the next take. Cleared by the simulator's reset, with the channels.
+ */
+export class Arrivals {
+  private readonly due: number[] = [];
+  private readonly keys: number[] = [];
+  private readonly out: number[] = [];
+
+  constructor(sim: Simulator) {
+    sim._registerState(this);
+  }
+
+  /** @internal a push to the channel bound with `key`, poppable from cycle `due` */
+  _note(key: number, due: number): void {
+    this.due.push(due);
+    this.keys.push(key);
+  }
+
+  /** Notes not yet taken (entries pushed and not yet given out by take). */
+  get pending(): number {
+    return this.due.length;
+  }
+
+  /** The keys with entries poppable at t noted since the last take, ascending, each once. */
+  take(t: number): readonly number[] {
+    const due = this.due;
+    const keys = this.keys;
+    const out = this.out;
+    out.length = 0;
+    let k = 0;
+    for (let i = 0; i < due.length; i++) {
+      if (due[i]! <= t) out.push(keys[i]!);
+      else {
+        due[k] = due[i]!;
+        keys[k] = keys[i]!;
+        k++;
+      }
+    }
+    due.length = k;
+    keys.length = k;
+    if (out.length > 1) {
+      out.sort((a, b) => a - b);
+      let n = 1;
+      for (let i = 1; i < out.length; i++) if (out[i] !== out[n - 1]) out[n++] = out[i]!;
+      out.length = n;
+    }
+    return out;
+  }
+
+  reset(): void {
+    this.due.length = 0;
+    this.keys.length = 0;
+    this.out.length = 0;
   }
 }
 

@@ -7,7 +7,7 @@
  * to the input port). A failed link's port drops frames in both directions and the switch
  * reports the failure to the Aggregation Manager (a port-state event, not a timeout).
  */
-import { type Channel, Component, NEVER, type Scope } from '../kernel/index.ts';
+import { Arrivals, type Channel, Component, NEVER, type Scope } from '../kernel/index.ts';
 import type { Frame } from './frame.ts';
 import type { TxPort } from './txport.ts';
 
@@ -32,6 +32,8 @@ export class SharpSwitch extends Component {
   events: ((e: PortEvent, at: number) => void) | null = null;
   private readonly downPorts = new Set<number>();
   private readonly active = new Set<number>(); // ports with queued frames
+  /** input ports with frames arriving (each port's "frame available" flag) */
+  private readonly arrivals: Arrivals;
   private readonly cFwd;
   private readonly cDrop;
   private readonly cMcast;
@@ -48,6 +50,7 @@ export class SharpSwitch extends Component {
     this.inputs = new Array<Channel<Frame> | null>(ports).fill(null);
     this.tx = new Array<TxPort | null>(ports).fill(null);
     this.peers = new Array<number>(ports).fill(-1);
+    this.arrivals = new Arrivals(this.sim);
     this.cFwd = this.counter('frames_forwarded');
     this.cDrop = this.counter('frames_dropped');
     this.cMcast = this.counter('multicast_copies');
@@ -55,8 +58,9 @@ export class SharpSwitch extends Component {
 
   attach(port: number, input: Channel<Frame>, tx: TxPort, peer: number): void {
     // a port's frames are rare and the switch has many ports: each arrival wakes the switch (no
-    // scan of every port when it sleeps); a blocked transmit port keeps it running (tick returns t + 1)
-    input.bindConsumer(this, { everyPush: true });
+    // scan of every port when it sleeps) and flags its port (the tick looks at those ports only); a
+    // blocked transmit port keeps it running (tick returns t + 1)
+    input.bindConsumer(this, { everyPush: true, arrivals: this.arrivals, key: port });
     tx.link.bindProducer(this, { polls: true });
     this.inputs[port] = input;
     this.tx[port] = tx;
@@ -83,10 +87,11 @@ export class SharpSwitch extends Component {
   }
 
   tick(t: number): number {
-    const n = this.inputs.length;
-    for (let p = 0; p < n; p++) {
-      const inp = this.inputs[p];
-      if (inp === null || inp === undefined) continue;
+    // the ports with a frame poppable now, ascending; every frame of each is taken
+    const ports = this.arrivals.take(t);
+    for (let i = 0; i < ports.length; i++) {
+      const p = ports[i]!;
+      const inp = this.inputs[p]!;
       while (inp.canPop()) {
         const f = inp.pop();
         if (this.downPorts.has(p)) {

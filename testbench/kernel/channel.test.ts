@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Channel, Component, NEVER, NumChannel, NumFifo, Simulator } from '../../rtl/kernel/index.ts';
+import { Arrivals, Channel, Component, NEVER, NumChannel, NumFifo, Simulator } from '../../rtl/kernel/index.ts';
 
 /**
  * Model-based tests of the registered channel and the component-internal FIFO against a plain
@@ -211,8 +211,13 @@ describe('everyPush consumers and polling producers (bindConsumer / bindProducer
     gap: number;
   }
 
-  /** Runs the plan; returns every pop as [cycle, channel, value], then the same again after a reset. */
-  function run(plan: Plan, skipping: boolean, useOptions: boolean): number[][] {
+  /**
+   * Runs the plan; returns every pop as [cycle, channel, value], then the same again after a reset.
+   * The consumer pops at most one entry per cycle (busy `gap` cycles after it), or with `drain`
+   * every poppable entry of every channel each cycle, in channel order: with `useArrivals` only of
+   * the channels its Arrivals name.
+   */
+  function run(plan: Plan, skipping: boolean, useOptions: boolean, drain = false, useArrivals = false): number[][] {
     const sim = new Simulator({ skipping });
     const log: number[][] = [];
     const chans = plan.chans.map((c, i) => new NumChannel(sim, `c${i}`, { capacity: c.capacity, latency: c.latency }));
@@ -239,14 +244,21 @@ describe('everyPush consumers and polling producers (bindConsumer / bindProducer
     }
     class Consumer extends Component {
       busyUntil = 0;
+      readonly arrivals = new Arrivals(sim);
       constructor() {
         super(sim, 'consumer');
-        chans.forEach((ch, k) => ch.bindConsumer(this, { everyPush: useOptions && plan.chans[k]!.everyPush }));
+        chans.forEach((ch, k) => ch.bindConsumer(this, { everyPush: useOptions && plan.chans[k]!.everyPush, ...(useArrivals ? { arrivals: this.arrivals, key: k } : {}) }));
       }
       override reset(): void {
         this.busyUntil = 0;
       }
       tick(t: number): number {
+        if (drain) {
+          const ks = useArrivals ? this.arrivals.take(t) : chans.map((_, k) => k);
+          for (const k of ks) while (chans[k]!.canPop()) log.push([t, k, chans[k]!.pop()]);
+          expect(chans.some((ch) => ch.canPop())).toBe(false); // arrivals named every channel with an entry due
+          return NEVER;
+        }
         if (t >= this.busyUntil) {
           for (let k = 0; k < chans.length; k++) {
             if (!chans[k]!.canPop()) continue;
@@ -293,6 +305,19 @@ describe('everyPush consumers and polling producers (bindConsumer / bindProducer
         expect(run(plan, true, true)).toEqual(reference);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('a consumer that drains only the channels its Arrivals name pops every entry in the same cycle as one that tests every channel', () => {
+    fc.assert(
+      fc.property(planArb, (plan) => {
+        const reference = run(plan, false, false, true, false);
+        expect(reference.length).toBe(2 * plan.chans.reduce((s, c) => s + c.at.length, 0) + 1);
+        expect(run(plan, false, false, true, true)).toEqual(reference);
+        expect(run(plan, true, false, true, true)).toEqual(reference);
+        expect(run(plan, true, true, true, true)).toEqual(reference);
+      }),
+      { numRuns: 100 },
     );
   });
 
