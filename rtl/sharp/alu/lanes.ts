@@ -47,8 +47,8 @@ import type { DataType, IndexType, Op, Rounding } from './types.ts';
 export { fmix32, opSeed, elementSeed, lfsrDraw8, srDraw } from './fp/sr.ts';
 
 // Module constants copied from the imports once (see fp/round.ts for why).
-const fpAddRegs = Add.fpAddRegs;
-const fpMulRegs = Mul.fpMulRegs;
+const fpAddRegsOf = Add.fpAddRegsOf;
+const fpMulRegsOf = Mul.fpMulRegsOf;
 const mulWide32 = Mul.mulWide32;
 const fpConvertRegs = Conv.fpConvertRegs;
 const fpMinMax = MinMax.fpMinMax;
@@ -370,6 +370,9 @@ function locLanes(cfg: LaneConfig, isMax: boolean, a: Uint8Array, b: Uint8Array,
 function floatLanes(fmt: FpFormat, opc: number, mode: number, sr: boolean, ftz: boolean, a: Uint8Array, b: Uint8Array, out: Uint8Array, first: number, n: number, node: number, seed: number): number {
   const vb = fmt.bytes;
   const dbl = vb === 8;
+  // the format's own adder and multiplier entry points, bound once per call (see fp/add.ts fpAdd)
+  const add = fpAddRegsOf(fmt);
+  const mul = fpMulRegsOf(fmt);
   let flags = 0;
   for (let i = first, end = first + n; i < end; i++) {
     const o = i * vb;
@@ -387,10 +390,10 @@ function floatLanes(fmt: FpFormat, opc: number, mode: number, sr: boolean, ftz: 
     const u = sr ? srDraw(seed, node, i) : 0;
     switch (opc) {
       case OP_SUM:
-        flags |= fpAddRegs(fmt, X, mode, u, R);
+        flags |= add(X, mode, u, R);
         break;
       case OP_PROD:
-        flags |= fpMulRegs(fmt, X, mode, u, R);
+        flags |= mul(X, mode, u, R);
         break;
       default:
         flags |= fpMinMax(fmt, X[0]!, X[1]!, X[2]!, X[3]!, ftz, opc === OP_MAX, R);

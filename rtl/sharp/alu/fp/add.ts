@@ -34,36 +34,105 @@ const packNaN = R.packNaN;
 const packZero = R.packZero;
 const roundPack = R.roundPack;
 const nanOperandFlags = S.nanOperandFlags;
-const IW = N.IW;
-const latch = N.latch;
-const addRne = N.addRne;
+const F16 = M.F16;
+const BF16 = M.BF16;
+const F32 = M.F32;
+const F64 = M.F64;
+const addF64 = N.addF64;
+const addF32 = N.addF32;
+const addF16 = N.addF16;
+const addBf16 = N.addBf16;
 
 /**
  * a + b in format `fmt`. Encoded operands (binary64: hi and lo words; narrower formats: lo only,
  * hi = 0). `mode` = rounding code | MODE_FTZ, `u` = stochastic draw 0..255 (used in sr mode only).
  * Writes out[0] = result hi, out[1] = result lo, out[2] = flags; returns the flags.
+ *
+ * A caller that adds many values of one format binds that format's entry point once
+ * (`fpAddOf(fmt)`, or fpAddF64 / fpAddF32 / fpAddF16 / fpAddBf16 directly): each is a small
+ * function of its own, so the engine inlines it into the caller's loop with the feedback of that
+ * one format. This generic entry dispatches on the format at every call.
  */
 export function fpAdd(fmt: FpFormat, aHi: number, aLo: number, bHi: number, bLo: number, mode: number, u: number, out: Uint32Array): number {
-  if (mode === 0) {
-    // round to nearest even without ftz: the binary64 fast path (fp/native.ts)
-    IW[0] = aHi;
-    IW[1] = aLo;
-    IW[2] = bHi;
-    IW[3] = bLo;
-    const f = addRne(fmt, out);
-    if (f >= 0) return f;
-  }
+  return fpAddOf(fmt)(aHi, aLo, bHi, bLo, mode, u, out);
+}
+
+/** An adder entry point of one format: fpAdd's arguments without the format. */
+export type FpBinary = (aHi: number, aLo: number, bHi: number, bLo: number, mode: number, u: number, out: Uint32Array) => number;
+/** The same with the operands in a register block [aHi, aLo, bHi, bLo] (see fpAddRegs). */
+export type FpBinaryRegs = (ops: Int32Array, mode: number, u: number, out: Uint32Array) => number;
+
+// Per format three functions, each small enough to be inlined into the caller's loop: the entry
+// point chooses by mode; round to nearest even without ftz (mode 0) takes the binary64 fast path
+// (fp/native.ts) and its rare refusals (NaN results, and the cases named there) the bit-level
+// datapath, as does every other mode. The two paths are separate functions so that a process
+// using both modes does not compile the datapath call into the fast path's code as a frequent one
+// (binary64 add in rne ran at 34 instead of 57 M op/s in a process also running rtz).
+/** binary64 a + b (fpAdd with fmt = F64). */
+export function fpAddF64(aHi: number, aLo: number, bHi: number, bLo: number, mode: number, u: number, out: Uint32Array): number {
+  return mode === 0 ? addRneF64(aHi, aLo, bHi, bLo, out) : addBitsF64(aHi, aLo, bHi, bLo, mode, u, out);
+}
+function addRneF64(aHi: number, aLo: number, bHi: number, bLo: number, out: Uint32Array): number {
+  const f = addF64(aHi, aLo, bHi, bLo, out);
+  return f >= 0 ? f : addBitsF64(aHi, aLo, bHi, bLo, 0, 0, out);
+}
+function addBitsF64(aHi: number, aLo: number, bHi: number, bLo: number, mode: number, u: number, out: Uint32Array): number {
   OPS[0] = aHi;
   OPS[1] = aLo;
   OPS[2] = bHi;
   OPS[3] = bLo;
-  return addBits(fmt, OPS, mode, u, out);
+  return addBits(F64, OPS, mode, u, out) | 0;
+}
+/** binary32 a + b (fpAdd with fmt = F32; the hi words are ignored). */
+export function fpAddF32(aHi: number, aLo: number, bHi: number, bLo: number, mode: number, u: number, out: Uint32Array): number {
+  return mode === 0 ? addRneF32(aHi, aLo, bHi, bLo, out) : addBitsF32(aHi, aLo, bHi, bLo, mode, u, out);
+}
+function addRneF32(aHi: number, aLo: number, bHi: number, bLo: number, out: Uint32Array): number {
+  const f = addF32(aLo, bLo, out);
+  return f >= 0 ? f : addBitsF32(aHi, aLo, bHi, bLo, 0, 0, out);
+}
+function addBitsF32(aHi: number, aLo: number, bHi: number, bLo: number, mode: number, u: number, out: Uint32Array): number {
+  OPS[0] = 0;
+  OPS[1] = aLo;
+  OPS[2] = 0;
+  OPS[3] = bLo;
+  return addBits(F32, OPS, mode, u, out) | 0;
+}
+/** binary16 a + b (fpAdd with fmt = F16; the hi words are ignored). */
+export function fpAddF16(aHi: number, aLo: number, bHi: number, bLo: number, mode: number, u: number, out: Uint32Array): number {
+  return mode === 0 ? addRneF16(aHi, aLo, bHi, bLo, out) : addBitsF16(aHi, aLo, bHi, bLo, mode, u, out);
+}
+function addRneF16(aHi: number, aLo: number, bHi: number, bLo: number, out: Uint32Array): number {
+  const f = addF16(aLo, bLo, out);
+  return f >= 0 ? f : addBitsF16(aHi, aLo, bHi, bLo, 0, 0, out);
+}
+function addBitsF16(aHi: number, aLo: number, bHi: number, bLo: number, mode: number, u: number, out: Uint32Array): number {
+  OPS[0] = 0;
+  OPS[1] = aLo;
+  OPS[2] = 0;
+  OPS[3] = bLo;
+  return addBits(F16, OPS, mode, u, out) | 0;
+}
+/** bfloat16 a + b (fpAdd with fmt = BF16; the hi words are ignored). */
+export function fpAddBf16(aHi: number, aLo: number, bHi: number, bLo: number, mode: number, u: number, out: Uint32Array): number {
+  return mode === 0 ? addRneBf16(aHi, aLo, bHi, bLo, out) : addBitsBf16(aHi, aLo, bHi, bLo, mode, u, out);
+}
+function addRneBf16(aHi: number, aLo: number, bHi: number, bLo: number, out: Uint32Array): number {
+  const f = addBf16(aLo, bLo, out);
+  return f >= 0 ? f : addBitsBf16(aHi, aLo, bHi, bLo, 0, 0, out);
+}
+function addBitsBf16(aHi: number, aLo: number, bHi: number, bLo: number, mode: number, u: number, out: Uint32Array): number {
+  OPS[0] = 0;
+  OPS[1] = aLo;
+  OPS[2] = 0;
+  OPS[3] = bLo;
+  return addBits(BF16, OPS, mode, u, out) | 0;
 }
 
 /**
- * Operand registers of fpAdd. fpAdd is a small (inlinable) wrapper that latches its operands
- * here and calls fpAddRegs: 32-bit words passed as arguments to a large, non-inlined function
- * would be boxed as heap numbers by the JavaScript engine (one allocation per word >= 2^30).
+ * Operand registers of the datapath when called with words. 32-bit words passed as arguments to
+ * a large, non-inlined function would be boxed as heap numbers by the JavaScript engine (one
+ * allocation per word >= 2^30): the datapath takes a register block.
  */
 const OPS = new Int32Array(4);
 
@@ -72,12 +141,30 @@ const OPS = new Int32Array(4);
  * ops[2] = bHi, ops[3] = bLo (the caller may own the block). Result as fpAdd.
  */
 export function fpAddRegs(fmt: FpFormat, ops: Int32Array, mode: number, u: number, out: Uint32Array): number {
-  if (mode === 0) {
-    latch(ops);
-    const f = addRne(fmt, out);
-    if (f >= 0) return f;
-  }
-  return addBits(fmt, ops, mode, u, out);
+  return fpAddRegsOf(fmt)(ops, mode, u, out);
+}
+
+// One register-block entry per format, each inlining its format's word entry (the words stay unboxed).
+function addRegsF64(ops: Int32Array, mode: number, u: number, out: Uint32Array): number {
+  return fpAddF64(ops[0]!, ops[1]!, ops[2]!, ops[3]!, mode, u, out);
+}
+function addRegsF32(ops: Int32Array, mode: number, u: number, out: Uint32Array): number {
+  return fpAddF32(0, ops[1]!, 0, ops[3]!, mode, u, out);
+}
+function addRegsF16(ops: Int32Array, mode: number, u: number, out: Uint32Array): number {
+  return fpAddF16(0, ops[1]!, 0, ops[3]!, mode, u, out);
+}
+function addRegsBf16(ops: Int32Array, mode: number, u: number, out: Uint32Array): number {
+  return fpAddBf16(0, ops[1]!, 0, ops[3]!, mode, u, out);
+}
+
+/** The adder entry point of `fmt` (fpAddF64, fpAddF32, fpAddF16 or fpAddBf16). */
+export function fpAddOf(fmt: FpFormat): FpBinary {
+  return fmt.W === 64 ? fpAddF64 : fmt.W === 32 ? fpAddF32 : fmt.E === 5 ? fpAddF16 : fpAddBf16;
+}
+/** The register-block adder entry point of `fmt` (fpAddRegs for that format). */
+export function fpAddRegsOf(fmt: FpFormat): FpBinaryRegs {
+  return fmt.W === 64 ? addRegsF64 : fmt.W === 32 ? addRegsF32 : fmt.E === 5 ? addRegsF16 : addRegsBf16;
 }
 
 /** The bit-level datapath (every mode; the only path for directed, stochastic and ftz rounding). */

@@ -37,6 +37,13 @@
  *                                                              [hi, lo]): the fast path for loops,
  *                                                              as 32-bit words passed as arguments
  *                                                              to a non-inlined function get boxed
+ *   fpAddF64 / fpAddF32 / fpAddF16 / fpAddBf16(aHi, aLo,       fpAdd of one format (likewise
+ *     bHi, bLo, mode, u, out), fpAddOf(fmt)                    fpMulF64 ..., fpMulOf): bound once
+ *   fpAddRegsOf(fmt) / fpMulRegsOf(fmt)                        by a caller that works on one format,
+ *                                                              each is a small function the engine
+ *                                                              inlines with that format's feedback
+ *                                                              only (the generic entries dispatch
+ *                                                              on fmt at every call)
  *   fpCompare(fmt, aHi, aLo, bHi, bLo): -1 | 0 | 1             ordered compare of non-NaNs, -0 < +0
  *   dazBits(fmt, hi, lo, ftz, out)                             value as read under ftz
  *   isNaNBits / isSignalingBits / isSubnormalBits(fmt, hi, lo) classification
@@ -46,8 +53,8 @@
  * testbench/sharp/alu/testfloat.test.ts).
  */
 export { F16, BF16, F32, F64, FORMATS, formatOf, modeWord, type FpFormat, type FpName, MODE_FTZ, RM_RNE, RM_RTZ, RM_RDN, RM_RUP, RM_SR, ROUNDING_CODES, GUARD_BITS } from './format.ts';
-export { fpAdd, fpAddRegs, fpSub } from './add.ts';
-export { fpMul, fpMulRegs, mulWide32 } from './mul.ts';
+export { fpAdd, fpAddRegs, fpSub, fpAddF64, fpAddF32, fpAddF16, fpAddBf16, fpAddOf, fpAddRegsOf, type FpBinary, type FpBinaryRegs } from './add.ts';
+export { fpMul, fpMulRegs, mulWide32, fpMulF64, fpMulF32, fpMulF16, fpMulBf16, fpMulOf, fpMulRegsOf } from './mul.ts';
 export { fpConvert, fpConvertRegs } from './convert.ts';
 export { fpCompare, fpMinMax, dazBits } from './minmax.ts';
 export { isNaNBits, isSignalingBits, isSubnormalBits, signBit, expField } from './special.ts';

@@ -13,6 +13,8 @@
  *   5. round and pack (round.ts) with exponent eA + eB - bias (+1 when the product carried).
  */
 import * as T from '../types.ts';
+import type { FpBinary, FpBinaryRegs } from './add.ts';
+import * as M from './format.ts';
 import type { FpFormat } from './format.ts';
 import * as R from './round.ts';
 import * as S from './special.ts';
@@ -26,9 +28,14 @@ const packNaN = R.packNaN;
 const packZero = R.packZero;
 const roundPack = R.roundPack;
 const nanOperandFlags = S.nanOperandFlags;
-const IW = N.IW;
-const latch = N.latch;
-const mulRne = N.mulRne;
+const F16 = M.F16;
+const BF16 = M.BF16;
+const F32 = M.F32;
+const F64 = M.F64;
+const mulF64 = N.mulF64;
+const mulF32 = N.mulF32;
+const mulF16 = N.mulF16;
+const mulBf16 = N.mulBf16;
 
 // 32 x 32 -> 64 multiplier output (module-level wires; the multiplier is combinational).
 let mHi = 0;
@@ -62,36 +69,106 @@ export function mulWide32(x: number, y: number, out: Int32Array | Uint32Array): 
 
 /**
  * a * b in format `fmt`; same operand, mode and result conventions as fpAdd (fp/add.ts).
- * Writes out[0] = hi, out[1] = lo, out[2] = flags; returns the flags.
+ * Writes out[0] = hi, out[1] = lo, out[2] = flags; returns the flags. A caller multiplying many
+ * values of one format binds that format's entry point once (`fpMulOf(fmt)`, or fpMulF64 and so
+ * on; see fpAdd).
  */
 export function fpMul(fmt: FpFormat, aHi: number, aLo: number, bHi: number, bLo: number, mode: number, u: number, out: Uint32Array): number {
-  if (mode === 0) {
-    // round to nearest even without ftz: the binary64 fast path (fp/native.ts)
-    IW[0] = aHi;
-    IW[1] = aLo;
-    IW[2] = bHi;
-    IW[3] = bLo;
-    const f = mulRne(fmt, out);
-    if (f >= 0) return f;
-  }
+  return fpMulOf(fmt)(aHi, aLo, bHi, bLo, mode, u, out);
+}
+
+// Per format three functions, inlined into the caller's loop: the entry point chooses by mode,
+// the fast path (mode 0) and the bit-level datapath are separate functions (see fp/add.ts).
+/** binary64 a * b (fpMul with fmt = F64). */
+export function fpMulF64(aHi: number, aLo: number, bHi: number, bLo: number, mode: number, u: number, out: Uint32Array): number {
+  return mode === 0 ? mulRneF64(aHi, aLo, bHi, bLo, out) : mulBitsF64(aHi, aLo, bHi, bLo, mode, u, out);
+}
+function mulRneF64(aHi: number, aLo: number, bHi: number, bLo: number, out: Uint32Array): number {
+  const f = mulF64(aHi, aLo, bHi, bLo, out);
+  return f >= 0 ? f : mulBitsF64(aHi, aLo, bHi, bLo, 0, 0, out);
+}
+function mulBitsF64(aHi: number, aLo: number, bHi: number, bLo: number, mode: number, u: number, out: Uint32Array): number {
   OPS[0] = aHi;
   OPS[1] = aLo;
   OPS[2] = bHi;
   OPS[3] = bLo;
-  return mulBits(fmt, OPS, mode, u, out);
+  return mulBits(F64, OPS, mode, u, out) | 0;
+}
+/** binary32 a * b (fpMul with fmt = F32; the hi words are ignored). */
+export function fpMulF32(aHi: number, aLo: number, bHi: number, bLo: number, mode: number, u: number, out: Uint32Array): number {
+  return mode === 0 ? mulRneF32(aHi, aLo, bHi, bLo, out) : mulBitsF32(aHi, aLo, bHi, bLo, mode, u, out);
+}
+function mulRneF32(aHi: number, aLo: number, bHi: number, bLo: number, out: Uint32Array): number {
+  const f = mulF32(aLo, bLo, out);
+  return f >= 0 ? f : mulBitsF32(aHi, aLo, bHi, bLo, 0, 0, out);
+}
+function mulBitsF32(aHi: number, aLo: number, bHi: number, bLo: number, mode: number, u: number, out: Uint32Array): number {
+  OPS[0] = 0;
+  OPS[1] = aLo;
+  OPS[2] = 0;
+  OPS[3] = bLo;
+  return mulBits(F32, OPS, mode, u, out) | 0;
+}
+/** binary16 a * b (fpMul with fmt = F16; the hi words are ignored). */
+export function fpMulF16(aHi: number, aLo: number, bHi: number, bLo: number, mode: number, u: number, out: Uint32Array): number {
+  return mode === 0 ? mulRneF16(aHi, aLo, bHi, bLo, out) : mulBitsF16(aHi, aLo, bHi, bLo, mode, u, out);
+}
+function mulRneF16(aHi: number, aLo: number, bHi: number, bLo: number, out: Uint32Array): number {
+  const f = mulF16(aLo, bLo, out);
+  return f >= 0 ? f : mulBitsF16(aHi, aLo, bHi, bLo, 0, 0, out);
+}
+function mulBitsF16(aHi: number, aLo: number, bHi: number, bLo: number, mode: number, u: number, out: Uint32Array): number {
+  OPS[0] = 0;
+  OPS[1] = aLo;
+  OPS[2] = 0;
+  OPS[3] = bLo;
+  return mulBits(F16, OPS, mode, u, out) | 0;
+}
+/** bfloat16 a * b (fpMul with fmt = BF16; the hi words are ignored). */
+export function fpMulBf16(aHi: number, aLo: number, bHi: number, bLo: number, mode: number, u: number, out: Uint32Array): number {
+  return mode === 0 ? mulRneBf16(aHi, aLo, bHi, bLo, out) : mulBitsBf16(aHi, aLo, bHi, bLo, mode, u, out);
+}
+function mulRneBf16(aHi: number, aLo: number, bHi: number, bLo: number, out: Uint32Array): number {
+  const f = mulBf16(aLo, bLo, out);
+  return f >= 0 ? f : mulBitsBf16(aHi, aLo, bHi, bLo, 0, 0, out);
+}
+function mulBitsBf16(aHi: number, aLo: number, bHi: number, bLo: number, mode: number, u: number, out: Uint32Array): number {
+  OPS[0] = 0;
+  OPS[1] = aLo;
+  OPS[2] = 0;
+  OPS[3] = bLo;
+  return mulBits(BF16, OPS, mode, u, out) | 0;
 }
 
-/** Operand registers of fpMul (see fpAdd in add.ts for why operands go through a register block). */
+/** Operand registers of the datapath when called with words (see OPS in add.ts). */
 const OPS = new Int32Array(4);
 
 /** fpMul with the operands in a register block [aHi, aLo, bHi, bLo]. Result as fpMul. */
 export function fpMulRegs(fmt: FpFormat, ops: Int32Array, mode: number, u: number, out: Uint32Array): number {
-  if (mode === 0) {
-    latch(ops);
-    const f = mulRne(fmt, out);
-    if (f >= 0) return f;
-  }
-  return mulBits(fmt, ops, mode, u, out);
+  return fpMulRegsOf(fmt)(ops, mode, u, out);
+}
+
+// One register-block entry per format, each inlining its format's word entry.
+function mulRegsF64(ops: Int32Array, mode: number, u: number, out: Uint32Array): number {
+  return fpMulF64(ops[0]!, ops[1]!, ops[2]!, ops[3]!, mode, u, out);
+}
+function mulRegsF32(ops: Int32Array, mode: number, u: number, out: Uint32Array): number {
+  return fpMulF32(0, ops[1]!, 0, ops[3]!, mode, u, out);
+}
+function mulRegsF16(ops: Int32Array, mode: number, u: number, out: Uint32Array): number {
+  return fpMulF16(0, ops[1]!, 0, ops[3]!, mode, u, out);
+}
+function mulRegsBf16(ops: Int32Array, mode: number, u: number, out: Uint32Array): number {
+  return fpMulBf16(0, ops[1]!, 0, ops[3]!, mode, u, out);
+}
+
+/** The multiplier entry point of `fmt` (fpMulF64, fpMulF32, fpMulF16 or fpMulBf16). */
+export function fpMulOf(fmt: FpFormat): FpBinary {
+  return fmt.W === 64 ? fpMulF64 : fmt.W === 32 ? fpMulF32 : fmt.E === 5 ? fpMulF16 : fpMulBf16;
+}
+/** The register-block multiplier entry point of `fmt` (fpMulRegs for that format). */
+export function fpMulRegsOf(fmt: FpFormat): FpBinaryRegs {
+  return fmt.W === 64 ? mulRegsF64 : fmt.W === 32 ? mulRegsF32 : fmt.E === 5 ? mulRegsF16 : mulRegsBf16;
 }
 
 /** The bit-level datapath (every mode; the only path for directed, stochastic and ftz rounding). */

@@ -32,42 +32,36 @@
  * rare edge cases named in each function.
  *
  * Flags are formed without data-dependent branches where the data decides (inexact, underflow,
- * overflow of a narrow result): the error term is written to a binary64 register and its bits are
- * tested with integer operations, (x | -x) >>> 31 being 1 exactly when x is not 0. A branch on
- * whether a random sum is exact mispredicts about half the time (64 against 44 M op/s for f64
- * additions of operands within 7 binades, scratch measurement).
+ * overflow of a product or of a narrow result): a comparison turned into a number (`+(x !== 0)`)
+ * compiles to a flag-setting instruction, not a jump. A branch on whether a random sum is exact
+ * mispredicts about half the time (64 against 44 M op/s for f64 additions of operands within 7
+ * binades, scratch measurement); so does a branch on a random binary64 product's class (half of
+ * all products of random encodings over- or underflow).
  *
- * Each function reads its operands from the operand registers IW (the caller wrote them), writes
- * out[0] = hi, out[1] = lo, out[2] = flags and returns the flags, or returns -1 without writing
- * anything when the operation must take the bit-level datapath.
+ * One function per format and operation, each taking the encoded words as arguments (binary64:
+ * hi and lo; narrower formats: the lo word only). They are small enough for the JavaScript
+ * engine to inline into the per-format entry points of add.ts and mul.ts (fpAddF64 and so on) and
+ * those into the caller's loop: that keeps every call site monomorphic (one format's type
+ * feedback each) and the 32-bit words unboxed. Each writes out[0] = hi, out[1] = lo,
+ * out[2] = flags and returns the flags, or returns -1 without writing anything when the operation
+ * must take the bit-level datapath.
  */
-import type { FpFormat } from './format.ts';
 
 // Flag bits (../types.ts FLAG_INEXACT 1, FLAG_UNDERFLOW 2, FLAG_OVERFLOW 4) as literals: module
 // constants read by a function compiled on its own cost a context load and a hole check each.
 /** overflow | inexact */
 const OX = 5;
-/** underflow | inexact */
-const UX = 3;
 
 // Value registers: binary64 D[0..3], their 32-bit halves W[2k] (low) and W[2k + 1] (high) on a
-// little-endian host, binary32 S[k] sharing W[k]'s bytes.
+// little-endian host, binary32 S[k] sharing W[k]'s bytes. Views of an explicit ArrayBuffer: the
+// engine keeps their storage outside its heap and folds the address into the code (a small typed
+// array of its own, `new Int32Array(4)`, lives on the heap and is reloaded at every access).
 const REGS = new ArrayBuffer(32);
 const D = new Float64Array(REGS);
 const W = new Int32Array(REGS);
 const S = new Float32Array(REGS);
 D[0] = 1;
 if (W[1] !== 0x3ff00000) throw new Error('rtl/sharp/alu/fp/native.ts: the binary64 fast path needs a little-endian host');
-
-/**
- * Operand registers: the encoded words aHi, aLo, bHi, bLo as fpAdd / fpMul take them (narrow
- * formats in the lo words). The caller writes them; every function below reads them and takes no
- * numeric argument: a 32-bit word >= 2^30 passed to a function the engine does not inline is boxed
- * as a heap number (one allocation per word). Read here through the module-private binding R: an
- * exported binding is read through its module cell (two more loads and a hole check per use).
- */
-const R = new Int32Array(4);
-export const IW = R;
 
 /**
  * POW2[s << 11 | e] = the signed weight of a binary64 significand's last bit for sign s and
@@ -95,6 +89,8 @@ for (let i = 0; i < 64; i++) {
 const TWO52 = 2 ** 52;
 /** 2^27 + 1: Veltkamp's splitting constant for binary64 (two halves of 26 bits) */
 const SPLIT = 134217729;
+/** a binary64 product below this magnitude (and not zero) takes the datapath: subnormal rounding and tininess */
+const F64_TINY = 2 ** -1021;
 /** an f32 product below this magnitude is tiny after rounding (2^-126 minus half an f32 ulp of 2^-127's binade) */
 const F32_TINY = 2 ** -126 - 2 ** -151;
 // binary16 / bfloat16: the tininess bound 2^emin minus half an ulp of the binade below it (a value
@@ -102,64 +98,49 @@ const F32_TINY = 2 ** -126 - 2 ** -151;
 const F16_TINY = 2 ** -14 - 2 ** -26;
 const BF16_TINY = 2 ** -126 - 2 ** -135;
 
-/** 1 when the binary64 in D[k] is neither +0 nor -0 (its bits without the sign are not all zero). */
-function nonzero(k: number): number {
-  const x = (W[2 * k + 1]! & 0x7fffffff) | W[2 * k]!;
-  return (x | -x) >>> 31;
-}
+/**
+ * The binary64 value of the encoding (hi, lo) with the exponent field e (hi >>> 20 with the sign:
+ * the table gives the signed weight, a branch on the sign mispredicts half the time): the integer
+ * significand (implicit bit set when the exponent field is not 0) times POW2[e].
+ */
+const value64 = (hi: number, lo: number, e: number): number => {
+  return significand64(hi, lo) * POW2[e]!;
+};
 
-/** 1 when the binary64 in D[k] is negative (sign bit set; never a NaN here). */
-function negative(k: number): number {
-  return W[2 * k + 1]! >>> 31;
-}
+/** The integer significand of a binary64 encoding (hi, lo): fraction plus the implicit bit 2^52 unless the exponent field is 0. */
+const significand64 = (hi: number, lo: number): number => {
+  return ((hi & 0xfffff) | ((((hi >>> 20) & 0x7ff) + 0x7ff) & 0x800) << 9) * 4294967296 + (lo >>> 0);
+};
 
-/** The binary64 result in D[0] and `flags` into out; returns the flags. */
-function put64(flags: number, out: Uint32Array): number {
+/** The binary64 x into out with `flags`; returns the flags. */
+const put64 = (x: number, flags: number, out: Uint32Array): number => {
+  D[0] = x;
   out[0] = W[1]!;
   out[1] = W[0]!;
   out[2] = flags;
   return flags;
-}
+};
 
 /** binary64 a + b. */
-export function addF64(out: Uint32Array): number {
-  let hi = R[0]!;
-  let se = hi >>> 20; // sign and exponent field (the sign from the table: a branch on it mispredicts half the time)
-  const a = (((hi & 0xfffff) + ((se & 0x7ff) !== 0 ? 0x100000 : 0)) * 4294967296 + (R[1]! >>> 0)) * POW2[se]!;
-  hi = R[2]!;
-  se = hi >>> 20;
-  const b = (((hi & 0xfffff) + ((se & 0x7ff) !== 0 ? 0x100000 : 0)) * 4294967296 + (R[3]! >>> 0)) * POW2[se]!;
+export function addF64(aHi: number, aLo: number, bHi: number, bLo: number, out: Uint32Array): number {
+  const a = value64(aHi, aLo, aHi >>> 20);
+  const b = value64(bHi, bLo, bHi >>> 20);
   const s = a + b;
-  D[0] = s;
-  let flags: number;
-  if (s - s !== 0) {
-    if (s !== s) return -1;
-    flags = OX; // finite operands: the sum overflowed
-  } else {
-    const bb = s - a;
-    D[1] = a - (s - bb) + (b - bb); // TwoSum: the exact error of s
-    flags = nonzero(1);
-  }
-  return put64(flags, out);
+  if (s - s !== 0) return s !== s ? -1 : put64(s, OX, out); // NaN; or finite operands whose sum overflowed
+  const bb = s - a;
+  return put64(s, +(a - (s - bb) + (b - bb) !== 0), out); // TwoSum: the exact error of s
 }
 
 /** binary64 a * b. */
-export function mulF64(out: Uint32Array): number {
-  let hi = R[0]!;
-  let se = hi >>> 20;
-  const ia = ((hi & 0xfffff) + ((se & 0x7ff) !== 0 ? 0x100000 : 0)) * 4294967296 + (R[1]! >>> 0); // integer significand
-  const a = ia * POW2[se]!;
-  hi = R[2]!;
-  se = hi >>> 20;
-  const ib = ((hi & 0xfffff) + ((se & 0x7ff) !== 0 ? 0x100000 : 0)) * 4294967296 + (R[3]! >>> 0);
-  const b = ib * POW2[se]!;
+export function mulF64(aHi: number, aLo: number, bHi: number, bLo: number, out: Uint32Array): number {
+  const ia = significand64(aHi, aLo);
+  const ib = significand64(bHi, bLo);
+  const a = ia * POW2[aHi >>> 20]!;
+  const b = ib * POW2[bHi >>> 20]!;
   const p = a * b;
-  D[0] = p;
-  const hp = W[1]! & 0x7fffffff;
-  const ep = hp >>> 20;
-  let x = (hp & 0xfffff) | W[0]!; // p's fraction bits
-  // NaN, or tiny and not zero (below 2^-1021: subnormal rounding and tininess): the datapath
-  if (((ep === 0x7ff ? x : 0) | (ep < 2 ? hp | W[0]! : 0)) !== 0) return -1;
+  const m = Math.abs(p);
+  // NaN, or tiny and not zero (subnormal rounding and tininess): the datapath
+  if ((+(m < F64_TINY) & +(m !== 0)) + +(m !== m) !== 0) return -1;
   // Dekker's TwoProduct of the integer significands: exact error of their rounded product
   let c = SPLIT * ia;
   const ah = c - (c - ia);
@@ -167,93 +148,86 @@ export function mulF64(out: Uint32Array): number {
   c = SPLIT * ib;
   const bh = c - (c - ib);
   const bl = ib - bh;
-  D[1] = ah * bh - ia * ib + ah * bl + al * bh + al * bl;
-  // flags without a branch on the class of p (random operands overflow or underflow half the time):
-  // infinite (finite operands): overflow; zero with two nonzero operands: underflow; else the error
-  const inf = (ep + 1) >>> 11; // 1 when ep = 0x7ff
-  const zero = ((ep + 0x7ff) >>> 11) ^ 1; // 1 when ep = 0
-  x = (R[0]! & 0x7fffffff) | R[1]!;
-  let y = (R[2]! & 0x7fffffff) | R[3]!;
-  y = ((x | -x) & (y | -y)) >>> 31; // both operands nonzero
-  return put64(inf * OX + zero * y * UX + (1 - inf - zero) * nonzero(1), out);
+  const ix = +(ah * bh - ia * ib + ah * bl + al * bh + al * bl !== 0);
+  // flags without a branch on the class of p: infinite (finite operands): overflow | inexact;
+  // zero with two nonzero operands: underflow | inexact; otherwise inexact from the error
+  const inf = +(m === Infinity);
+  const zero = +(m === 0);
+  return put64(p, inf * OX + ((zero & +(a !== 0) & +(b !== 0)) * 3) + ((inf | zero) ^ 1) * ix, out);
 }
 
-/** binary32 result D[0] (finite), out of range (infinite) results are the caller's. */
-function packF32(flags: number, out: Uint32Array): number {
-  S[0] = D[0]!;
+/** The binary32 r (finite) into out with `flags`; returns the flags. */
+const put32 = (r: number, flags: number, out: Uint32Array): number => {
+  S[2] = r;
   out[0] = 0;
-  out[1] = W[0]!;
+  out[1] = W[2]!;
   out[2] = flags;
   return flags;
-}
+};
+
+/** binary32 r infinite (overflow of finite a and b, or an infinite operand: no flags) or NaN (-1). */
+const infinite32 = (r: number, a: number, b: number, out: Uint32Array): number => {
+  if (r !== r) return -1;
+  return put32(r, a - a === 0 && b - b === 0 ? OX : 0, out);
+};
 
 /** binary32 a + b. */
-export function addF32(out: Uint32Array): number {
-  W[0] = R[1]!;
-  W[1] = R[3]!;
+export function addF32(aLo: number, bLo: number, out: Uint32Array): number {
+  W[0] = aLo;
+  W[1] = bLo;
   const a = S[0]!;
   const b = S[1]!;
   const s = a + b;
   const r = Math.fround(s);
-  D[0] = r;
-  if (r - r !== 0) {
-    if (r !== r) return -1;
-    return packF32(a - a === 0 && b - b === 0 ? OX : 0, out); // overflow, or an infinite operand
-  }
+  if (r - r !== 0) return infinite32(r, a, b, out);
   const bb = s - a;
-  D[1] = s - r + (a - (s - bb) + (b - bb));
-  return packF32(nonzero(1), out);
+  // s - r is exact (Sterbenz); TwoSum's error is the rest of the exact sum
+  return put32(r, +(s - r + (a - (s - bb) + (b - bb)) !== 0), out);
 }
 
-/** binary32 a * b. */
-export function mulF32(out: Uint32Array): number {
-  W[0] = R[1]!;
-  W[1] = R[3]!;
+/** binary32 a * b (the binary64 product is exact). */
+export function mulF32(aLo: number, bLo: number, out: Uint32Array): number {
+  W[0] = aLo;
+  W[1] = bLo;
   const a = S[0]!;
   const b = S[1]!;
-  const p = a * b; // exact
+  const p = a * b;
   const r = Math.fround(p);
-  D[0] = r;
-  if (r - r !== 0) {
-    if (r !== r) return -1;
-    return packF32(a - a === 0 && b - b === 0 ? OX : 0, out);
-  }
-  D[1] = p - r;
-  const ix = nonzero(1);
-  D[2] = Math.abs(p) - F32_TINY;
-  return packF32(ix | ((ix & negative(2)) << 1), out);
+  if (r - r !== 0) return infinite32(r, a, b, out);
+  const ix = +(p !== r);
+  return put32(r, ix | ((ix & +(Math.abs(p) < F32_TINY)) << 1), out);
 }
 
 /** binary16 operand in the low 16 bits of x, widened to binary64 (exact; infinity, NaN preserved). */
-function widenF16(x: number): number {
+const widenF16 = (x: number): number => {
   const se = (x >>> 10) & 63;
   if ((se & 31) === 31) return (x & 0x3ff) !== 0 ? NaN : H16[se]!;
   return ((x & 0x3ff) + IMPL16[se]!) * H16[se]!;
-}
+};
 
 /** binary16 a + b (the sum is exact in binary64). */
-export function addF16(out: Uint32Array): number {
-  return narrowF16(widenF16(R[1]!) + widenF16(R[3]!), out);
+export function addF16(aLo: number, bLo: number, out: Uint32Array): number {
+  return narrowF16(widenF16(aLo) + widenF16(bLo), out);
 }
 /** binary16 a * b (exact in binary64). */
-export function mulF16(out: Uint32Array): number {
-  return narrowF16(widenF16(R[1]!) * widenF16(R[3]!), out);
+export function mulF16(aLo: number, bLo: number, out: Uint32Array): number {
+  return narrowF16(widenF16(aLo) * widenF16(bLo), out);
 }
 
 /** x infinite (an infinite operand: no flags) or NaN (-1) in a 16-bit format whose +infinity is `inf`. */
-function infinite16(x: number, inf: number, out: Uint32Array): number {
+const infinite16 = (x: number, inf: number, out: Uint32Array): number => {
   if (x !== x) return -1;
   out[0] = 0;
   out[1] = x < 0 ? inf | 0x8000 : inf;
   out[2] = 0;
   return 0;
-}
+};
 
 /**
  * Rounds the exact value x (an f16 sum or product) to binary16, round to nearest even; -1 for a
  * NaN. An infinite x comes from an infinite operand (finite f16 operands never overflow binary64).
  */
-function narrowF16(x: number, out: Uint32Array): number {
+const narrowF16 = (x: number, out: Uint32Array): number => {
   if (x - x !== 0) return infinite16(x, 0x7c00, out);
   const r32 = Math.fround(x);
   S[0] = r32;
@@ -267,30 +241,26 @@ function narrowF16(x: number, out: Uint32Array): number {
     const q = Math.abs(x) * 16777216;
     const n = q + TWO52 - TWO52;
     bits = sign | n;
-    D[1] = q - n;
-    const ix = nonzero(1);
-    D[2] = Math.abs(x) - F16_TINY;
-    flags = ix | ((ix & negative(2)) << 1);
+    const ix = +(q !== n);
+    flags = ix | ((ix & +(Math.abs(x) < F16_TINY)) << 1);
   } else {
     // the binary32 encoding rounded to 10 fraction bits (ties to even) and rebiased; a carry out
     // of the fraction steps the exponent, and an exponent of 31 or more is an overflow
     const v = m < 143 << 23 ? (m + (((15 - 127) << 23) + 0xfff) + ((m >>> 13) & 1)) >>> 13 : 0x7c00;
     const o = (0x7bff - v) >>> 31; // 1 when v >= 0x7c00
     bits = sign | (o !== 0 ? 0x7c00 : v);
-    D[1] = x - r32;
-    const t = (m & 0x1fff) | ((W[3]! & 0x7fffffff) | W[2]!);
-    flags = ((t | -t) >>> 31) | (o * OX);
+    flags = +((m & 0x1fff) !== 0) | +(x !== r32) | (o * OX);
   }
   out[0] = 0;
   out[1] = bits;
   out[2] = flags;
   return flags;
-}
+};
 
-/** bfloat16 a + b: binary64 sum, TwoSum's error in D[3]. */
-export function addBf16(out: Uint32Array): number {
-  W[0] = R[1]! << 16; // a bfloat16 is the top half of a binary32
-  W[1] = R[3]! << 16;
+/** bfloat16 a + b: binary64 sum, TwoSum's error. */
+export function addBf16(aLo: number, bLo: number, out: Uint32Array): number {
+  W[0] = aLo << 16; // a bfloat16 is the top half of a binary32
+  W[1] = bLo << 16;
   const a = S[0]!;
   const b = S[1]!;
   const s = a + b;
@@ -298,9 +268,9 @@ export function addBf16(out: Uint32Array): number {
   return narrowBf16(s, a - (s - bb) + (b - bb), out);
 }
 /** bfloat16 a * b (exact in binary64). */
-export function mulBf16(out: Uint32Array): number {
-  W[0] = R[1]! << 16;
-  W[1] = R[3]! << 16;
+export function mulBf16(aLo: number, bLo: number, out: Uint32Array): number {
+  W[0] = aLo << 16;
+  W[1] = bLo << 16;
   return narrowBf16(S[0]! * S[1]!, 0, out);
 }
 
@@ -308,7 +278,7 @@ export function mulBf16(out: Uint32Array): number {
  * Rounds x + err (x the binary64 sum or product, err the exact rest: TwoSum's error, or 0) to
  * bfloat16, round to nearest even; -1 for a NaN. An infinite x comes from an infinite operand.
  */
-function narrowBf16(x: number, err: number, out: Uint32Array): number {
+const narrowBf16 = (x: number, err: number, out: Uint32Array): number => {
   if (x - x !== 0) return infinite16(x, 0x7f80, out);
   S[0] = Math.fround(x);
   const u = W[0]! >>> 0;
@@ -316,32 +286,10 @@ function narrowBf16(x: number, err: number, out: Uint32Array): number {
   const bits = (u + 0x7fff + ((u >>> 16) & 1)) >>> 16;
   const o = (0x7f7f - (bits & 0x7fff)) >>> 31; // 1 when the result is infinite: overflow
   W[1] = bits << 16;
-  D[1] = x - S[1]! + err;
-  const ix = nonzero(1);
-  D[2] = Math.abs(x) - BF16_TINY;
-  const flags = ix | ((ix & negative(2)) << 1) | (o * OX);
+  const ix = +(x - S[1]! + err !== 0);
+  const flags = ix | ((ix & +(Math.abs(x) < BF16_TINY)) << 1) | (o * OX);
   out[0] = 0;
   out[1] = bits;
   out[2] = flags;
   return flags;
-}
-
-/** Copies an operand register block [aHi, aLo, bHi, bLo] into IW. */
-export function latch(ops: Int32Array): void {
-  R[0] = ops[0]!;
-  R[1] = ops[1]!;
-  R[2] = ops[2]!;
-  R[3] = ops[3]!;
-}
-
-/** a + b in `fmt` from IW, round to nearest even, no ftz; -1: take the bit-level datapath. */
-export function addRne(fmt: FpFormat, out: Uint32Array): number {
-  const w = fmt.W;
-  return w === 64 ? addF64(out) : w === 32 ? addF32(out) : fmt.E === 5 ? addF16(out) : addBf16(out);
-}
-
-/** a * b in `fmt` from IW, round to nearest even, no ftz; -1: take the bit-level datapath. */
-export function mulRne(fmt: FpFormat, out: Uint32Array): number {
-  const w = fmt.W;
-  return w === 64 ? mulF64(out) : w === 32 ? mulF32(out) : fmt.E === 5 ? mulF16(out) : mulBf16(out);
-}
+};
