@@ -24,6 +24,7 @@ const ATC = ['testbench/nic/**/atc*.test.ts', 'testbench/nic/**/vectors.test.ts'
 const GEMINI = ['amo', 'call-memory', 'fabric', 'linearizability', 'transfer-input', 'vectors'].map((n) => `testbench/gemini/**/${n}*.test.ts`);
 /** CORE-Direct's own tests (see TEST_MAP). */
 const CORE_DIRECT = ['mwr', 'tables', 'vectors', 'host-cost', 'coredirect-'].map((n) => `testbench/coredirect/**/${n}*.test.ts`);
+const CORE_DIRECT_PARTS = ['coredirect-parts', 'mwr', 'tables'].map((n) => `testbench/coredirect/**/${n}*.test.ts`);
 
 export const TEST_MAP: readonly (readonly [string, readonly string[]])[] = [
   ['rtl/kernel/', KERNEL],
@@ -52,6 +53,10 @@ export const TEST_MAP: readonly (readonly [string, readonly string[]])[] = [
   // CLI tests (experiments, seconds a run) and the random cluster properties (up to 1,024 ranks, 9 s)
   // check it only through whole-cluster runs
   ...['rtl/coredirect/', 'models/coredirect/'].map((p) => [p, CORE_DIRECT] as const),
+  // the driver, barrier generator, work queue and pending arbiter against their unit tests (the
+  // strength test's golden schedule, goldenReject and list/round-robin models, the posting rule
+  // against goldenPost, the seed's tables): the vectors and host tests cost ~11 s a mutant
+  ...['driver', 'barrier', 'workQueue', 'pendingArbiter'].map((f) => [`rtl/coredirect/${f}.ts`, CORE_DIRECT_PARTS] as const),
   ...['rtl/gemini/', 'models/gemini/'].map((p) => [p, GEMINI] as const),
   ...['sharp', 'hpu'].flatMap((b) => [[`rtl/${b}/`, tests(b)] as const, [`models/${b}/`, tests(b)] as const]),
 ];

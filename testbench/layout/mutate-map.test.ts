@@ -46,6 +46,8 @@ describe('mutation map', () => {
     const cd = ['mwr', 'tables', 'vectors', 'host-cost', 'coredirect-'].map((n) => `testbench/coredirect/**/${n}*.test.ts`);
     expect(testsFor('rtl/coredirect/hca.ts')).toEqual(cd);
     expect(testsFor('models/coredirect/golden.ts')).toEqual(cd);
+    expect(testsFor('rtl/coredirect/workQueue.ts')).toEqual(['coredirect-parts', 'mwr', 'tables'].map((n) => `testbench/coredirect/**/${n}*.test.ts`));
+    expect(groupFiles(['rtl/coredirect/driver.ts', 'rtl/coredirect/hca.ts']).map((x) => x.name)).toEqual(['rtl-coredirect-driver', 'rtl-coredirect']);
     // Gemini: every test file but the CLI's
     expect(testsFor('rtl/gemini/nic.ts')).toEqual(['amo', 'call-memory', 'fabric', 'linearizability', 'transfer-input', 'vectors'].map((n) => `testbench/gemini/**/${n}*.test.ts`));
     expect(testsFor('models/gemini/amoModel.ts')).toEqual(testsFor('rtl/gemini/amo/alu.ts'));
