@@ -46,8 +46,8 @@ export const TEST_MAP: readonly (readonly [string, readonly string[]])[] = [
   ['models/nic/', NICFE],
   ['rtl/sharp/alu/', ALU],
   ['models/alu/', ALU],
-  // the RI5CY core against the tests that run it directly (the sPIN tests also run it, minutes per mutant)
-  ['rtl/hpu/core/ri5cy.ts', ['testbench/hpu/**/ri5cy*.test.ts', 'testbench/hpu/**/core.test.ts', 'testbench/hpu/**/random.test.ts', 'testbench/hpu/**/riscv-tests.test.ts']],
+  // the RI5CY core against the tests that run it directly, and its waveform (the sPIN tests also run it, minutes per mutant)
+  ['rtl/hpu/core/ri5cy.ts', ['testbench/hpu/**/ri5cy*.test.ts', 'testbench/hpu/**/core.test.ts', 'testbench/hpu/**/random.test.ts', 'testbench/hpu/**/riscv-tests.test.ts', 'testbench/hpu/**/waveform.test.ts']],
   ['models/spin/', tests('hpu')],
   // CORE-Direct against the tests that drive its task machine, posting rule and host directly; the
   // CLI tests (experiments, seconds a run) and the random cluster properties (up to 1,024 ranks, 9 s)
