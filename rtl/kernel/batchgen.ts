@@ -170,8 +170,7 @@ export abstract class GeneratedBatch extends Batch {
   declare generated: string | null;
   /** the generated loop's text (empty when not generated) */
   declare generatedText: string;
-  /** the text of the loop used while the batch is traced */
-  declare generatedTracedText: string;
+  private declare traced: (() => string) | null;
 
   constructor(parent: Scope, name: string, size: number) {
     super(parent, name, size);
@@ -181,7 +180,12 @@ export abstract class GeneratedBatch extends Batch {
     this.plan = null;
     this.generated = 'define() not called';
     this.generatedText = '';
-    this.generatedTracedText = '';
+    this.traced = null;
+  }
+
+  /** the text of the loop used while the batch is traced (empty when not generated) */
+  get generatedTracedText(): string {
+    return this.traced === null ? '' : this.traced();
   }
 
   protected define<D extends BatchDesign>(design: D, step: StepFn<D>): void {
@@ -218,13 +222,12 @@ export abstract class GeneratedBatch extends Batch {
     try {
       const src = step.toString();
       const fast = generate(this, design, src, false);
-      const full = generate(this, design, src, true);
       this.gen = compiled(fast.text);
-      this.genTraced = compiled(full.text);
       this.plan = fast.plan;
       this.generated = null;
       this.generatedText = fast.text;
-      this.generatedTracedText = full.text;
+      // the traced loop (the same text writing every stamp) is made when first needed
+      this.traced = () => generate(this, design, src, true).text;
     } catch (e) {
       if (!(e instanceof NotGenerated)) throw e;
       this.generated = e.message;
@@ -239,7 +242,8 @@ export abstract class GeneratedBatch extends Batch {
   }
 
   override evalAll(t: number): number {
-    const g = this._traced ? this.genTraced : this.gen;
+    let g = this.gen;
+    if (this._traced && g !== null) g = this.genTraced ??= compiled(this.traced!());
     return g === null ? super.evalAll(t) : g(this.plan!, t);
   }
 }
@@ -247,7 +251,11 @@ export abstract class GeneratedBatch extends Batch {
 function compiled(text: string): Generated {
   let g = generatedByText.get(text);
   if (g === undefined) {
-    g = new Function(text)() as Generated;
+    try {
+      g = new Function(text)() as Generated;
+    } catch (err) {
+      throw new NotGenerated(`generated text does not compile: ${(err as Error).message}`);
+    }
     generatedByText.set(text, g);
   }
   return g;
@@ -421,8 +429,10 @@ interface PortUse {
 interface Ends {
   prod: Int32Array[];
   cons: Int32Array[];
-  prodPort: string[][];
-  consPort: string[][];
+  /** the port (index into names) producing / consuming each channel */
+  prodPort: Int32Array[];
+  consPort: Int32Array[];
+  names: string[];
 }
 
 function portChannel(p: PortSpec, i: number, j: number): number {
@@ -432,24 +442,27 @@ function portChannel(p: PortSpec, i: number, j: number): number {
 function ends(b: Batch, design: BatchDesign, arrays: ChannelArray[]): Ends {
   const prod = arrays.map((a) => new Int32Array(a.size).fill(-1));
   const cons = arrays.map((a) => new Int32Array(a.size).fill(-1));
-  const consPort = arrays.map(() => [] as string[]);
-  const prodPort = arrays.map(() => [] as string[]);
+  const consPort = arrays.map((a) => new Int32Array(a.size));
+  const prodPort = arrays.map((a) => new Int32Array(a.size));
+  const names: string[] = [];
   const mark = (name: string, p: PortSpec, into: Int32Array[], what: string): void => {
     const a = arrays.indexOf(p.array);
     const x = into[a]!;
+    const ports = (into === cons ? consPort : prodPort)[a]!;
+    const ix = names.push(name) - 1;
     for (let i = 0; i < b.size; i++) {
       for (let j = 0; j < (p.width ?? 1); j++) {
         const k = portChannel(p, i, j);
         if (k < 0) continue;
         if (x[k] !== -1) throw new Error(`${p.array.pathOf(k)}: two ${what}s in ${b.path} (instances ${x[k]} and ${i})`);
         x[k] = i;
-        (into === cons ? consPort : prodPort)[a]![k] = name;
+        ports[k] = ix;
       }
     }
   };
   for (const [n, p] of Object.entries(design.outputs ?? {})) mark(n, p, prod, 'producer');
   for (const [n, p] of Object.entries(design.inputs ?? {})) mark(n, p, cons, 'consumer');
-  return { prod, cons, prodPort, consPort };
+  return { prod, cons, prodPort, consPort, names };
 }
 
 /**
@@ -461,7 +474,7 @@ function ends(b: Batch, design: BatchDesign, arrays: ChannelArray[]): Ends {
 function chooseOrder(size: number, e: Ends): 'down' | 'up' | Int32Array {
   let down = true;
   let up = true;
-  const succ: number[][] = Array.from({ length: size }, () => []);
+  let edges = 0;
   for (let a = 0; a < e.prod.length; a++) {
     const p = e.prod[a]!;
     const c = e.cons[a]!;
@@ -469,27 +482,42 @@ function chooseOrder(size: number, e: Ends): 'down' | 'up' | Int32Array {
       if (p[k]! < 0 || c[k]! < 0 || p[k] === c[k]) continue;
       if (c[k]! < p[k]!) down = false;
       else up = false;
-      succ[p[k]!]!.push(c[k]!);
+      edges++;
     }
   }
   if (down) return 'down';
   if (up) return 'up';
+  // successors of every instance (compressed rows)
+  const first = new Int32Array(size + 1);
+  for (let a = 0; a < e.prod.length; a++) for (let k = 0; k < e.prod[a]!.length; k++) if (e.prod[a]![k]! >= 0 && e.cons[a]![k]! >= 0 && e.prod[a]![k] !== e.cons[a]![k]) first[e.prod[a]![k]! + 1]!++;
+  for (let i = 0; i < size; i++) first[i + 1] = first[i + 1]! + first[i]!;
+  const succ = new Int32Array(edges);
+  const fill = first.slice(0, size);
+  for (let a = 0; a < e.prod.length; a++) for (let k = 0; k < e.prod[a]!.length; k++) if (e.prod[a]![k]! >= 0 && e.cons[a]![k]! >= 0 && e.prod[a]![k] !== e.cons[a]![k]) succ[fill[e.prod[a]![k]!]!++] = e.cons[a]![k]!;
   const order = new Int32Array(size);
   const seen = new Uint8Array(size);
+  const stack = new Int32Array(size);
+  const at = new Int32Array(size);
   let n = 0;
   for (let s = 0; s < size; s++) {
     if (seen[s] !== 0) continue;
-    const stack: [number, number][] = [[s, 0]];
+    let sp = 0;
+    stack[0] = s;
+    at[0] = first[s]!;
     seen[s] = 1;
-    while (stack.length > 0) {
-      const top = stack.at(-1)!;
-      const next = succ[top[0]]![top[1]++];
-      if (next === undefined) {
-        stack.pop();
-        order[n++] = top[0];
-      } else if (seen[next] === 0) {
+    while (sp >= 0) {
+      const top = stack[sp]!;
+      if (at[sp]! === first[top + 1]) {
+        order[n++] = top;
+        sp--;
+        continue;
+      }
+      const next = succ[at[sp]!++]!;
+      if (seen[next] === 0) {
         seen[next] = 1;
-        stack.push([next, 0]);
+        sp++;
+        stack[sp] = next;
+        at[sp] = first[next]!;
       }
     }
   }
@@ -509,35 +537,41 @@ function planPorts(b: Batch, design: BatchDesign, arrays: ChannelArray[], e: End
   const classify = (name: string, spec: PortSpec, input: boolean): void => {
     const a = arrays.indexOf(spec.array);
     const w = spec.width ?? 1;
-    const kinds: string[] = [];
+    // per instance: 0 no test, 1 the stamp, 2 the carried pop of input port `via`
+    const kinds = new Uint8Array(b.size);
+    let via = -1;
     for (let i = 0; i < b.size; i++) {
-      let kind = 'none';
+      let kind = 0;
       for (let j = 0; j < w; j++) {
         const k = portChannel(spec, i, j);
         if (k < 0) continue;
         const other = input ? e.prod[a]![k]! : e.cons[a]![k]!;
-        let kk: string;
-        if (other < 0 || other === i) kk = 'stamp';
-        else if (pos[other]! > pos[i]!) kk = 'none';
+        let kk = 1;
+        if (other < 0 || other === i) kk = 1;
+        else if (pos[other]! > pos[i]!) kk = 0;
         else if (!input && w === 1 && pos[other] === pos[i]! - 1) {
-          const via = e.consPort[a]![k]!;
-          const vs = design.inputs![via]!;
-          kk = (vs.width ?? 1) === 1 ? `carry:${via}` : 'stamp';
-        } else kk = 'stamp';
-        if (kind === 'none') kind = kk;
-        else if (kk !== kind && kk !== 'none') kind = 'stamp';
+          const v = e.consPort[a]![k]!;
+          if ((design.inputs![e.names[v]!]!.width ?? 1) === 1 && (via < 0 || via === v)) {
+            via = v;
+            kk = 2;
+          }
+        }
+        if (kind === 0) kind = kk;
+        else if (kk !== kind && kk !== 0) kind = 1;
       }
-      kinds.push(kind);
+      kinds[i] = kind;
     }
-    const counts = new Map<string, number>();
-    for (const k of kinds) if (k !== 'stamp') counts.set(k, (counts.get(k) ?? 0) + 1);
+    let none = 0;
+    let carry = 0;
+    for (let i = 0; i < b.size; i++) {
+      if (kinds[i] === 0) none++;
+      else if (kinds[i] === 2) carry++;
+    }
     // the most common test; every other instance uses the stamp
-    let best = 'stamp';
-    let most = 0;
-    for (const [k, c] of counts) if (c > most) [best, most] = [k, c];
+    const best = carry > none ? 2 : none > 0 ? 0 : 1;
     const exc: number[] = [];
-    for (let i = 0; i < kinds.length && exc.length <= MAX_EXCEPTIONS; i++) if (kinds[i] !== best) exc.push(i);
-    const uniform = best !== 'stamp' && exc.length <= MAX_EXCEPTIONS;
+    for (let i = 0; i < b.size && exc.length <= MAX_EXCEPTIONS; i++) if (kinds[i] !== best) exc.push(i);
+    const uniform = best !== 1 && exc.length <= MAX_EXCEPTIONS;
     let map = -1;
     if (typeof spec.channel !== 'number') {
       map = maps.indexOf(spec.channel);
@@ -549,9 +583,9 @@ function planPorts(b: Batch, design: BatchDesign, arrays: ChannelArray[], e: End
       input,
       array: a,
       map,
-      test: uniform ? (best.startsWith('carry') ? 'carry' : 'none') : 'stamp',
+      test: uniform ? (best === 2 ? 'carry' : 'none') : 'stamp',
       exc: uniform ? exc : [],
-      carry: uniform && best.startsWith('carry') ? best.slice(6) : '',
+      carry: uniform && best === 2 ? e.names[via]! : '',
       store: 'all',
     });
   };
@@ -567,7 +601,7 @@ function planPorts(b: Batch, design: BatchDesign, arrays: ChannelArray[], e: End
         const k = portChannel(u.spec, i, j);
         if (k < 0) continue;
         const other = u.input ? e.prod[u.array]![k]! : e.cons[u.array]![k]!;
-        const reader = other < 0 ? undefined : uses.get((u.input ? e.prodPort : e.consPort)[u.array]![k]!);
+        const reader = other < 0 ? undefined : uses.get(e.names[(u.input ? e.prodPort : e.consPort)[u.array]![k]!]!);
         if (other < 0 || tests(reader, other)) {
           at.push(i);
           break;
@@ -808,11 +842,6 @@ function generate(b: GeneratedBatch, design: BatchDesign, src: string, traced: b
   for (const a of usedArrays) lines.push(`if ($mv${a}) $a${a}$.moved = ${tv};`);
   lines.push(`return $next;`, `};`);
   const text = lines.join('\n');
-  try {
-    new Function(text);
-  } catch (err) {
-    throw new NotGenerated(`generated text does not compile: ${(err as Error).message}`);
-  }
   return { text, plan: { arrays, fifos, maps, regs, order: typeof ord === 'string' ? null : ord, size: b.size } };
 }
 
