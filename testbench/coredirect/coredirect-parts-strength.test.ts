@@ -405,6 +405,8 @@ describe('pending arbiter against a round-robin model', () => {
       expect(new Set(asked).size).toBe(asked.length);
       sim.step(1);
       if (want >= 0) ptr = (want + 1) % n;
+      // the pointer register (a traced signal) holds the next start, wrapped to 0 after n - 1
+      expect(Number(o._signals[0]!.get())).toBe(ptr);
     }
   });
 });
