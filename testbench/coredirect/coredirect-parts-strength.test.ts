@@ -5,7 +5,9 @@
  * size up to 160 (and some larger); the driver's task checks at every bound with their messages and
  * against the golden model's checks; the work queue against a plain list model of its pointers
  * (posting, enabling, consuming, growth past its storage); the pending arbiter against a plain
- * round-robin model.
+ * round-robin model. The properties run with a fixed seed: @fast-check/vitest puts the seed in the
+ * test's name, and Stryker re-runs a mutant's covering tests by name, so a property with a random
+ * seed is never run against a mutant (it counts as survived).
  */
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
@@ -211,7 +213,7 @@ describe('driver: task checks', () => {
       { minLength: 0, maxLength: 5 },
     ),
     fc.integer({ min: 1, max: 6 }),
-  ])('accepts and refuses exactly what the golden model does', (ts, limit) => {
+  ], { seed: 19 })('accepts and refuses exactly what the golden model does', (ts, limit) => {
     const tasks = ts.map((t) => ({ ...t, flags: 0 }));
     const ops = ['send', 'write_imm', 'write', 'recv', 'wait', 'send_enable', 'recv_enable'];
     const want = goldenReject(
@@ -286,7 +288,7 @@ describe('work queue against a list model', () => {
         { minLength: 1, maxLength: 60 },
       ),
     ],
-    { numRuns: 60 },
+    { numRuns: 60, seed: 19 },
   )('pointers, head fields, eligibility, room and occupancy', (length, ops) => {
     const sim = new Simulator();
     const o = new Owner(sim, 'o');
@@ -370,7 +372,7 @@ describe('pending arbiter against a round-robin model', () => {
       fc.constantFrom(1, 2, 5, 31, 32, 33, 63, 64, 65, 100),
       fc.array(fc.record({ marks: fc.array(fc.tuple(fc.nat(), fc.boolean()), { maxLength: 8 }), ready: fc.array(fc.nat(), { maxLength: 12 }), mask: fc.nat() }), { minLength: 1, maxLength: 30 }),
     ],
-    { numRuns: 80 },
+    { numRuns: 80, seed: 19 },
   )('grants the first marked and ready requester at or after the pointer, wrapping; the pointer moves past it', (n, rounds) => {
     const sim = new Simulator();
     const o = new Owner(sim, 'o');
