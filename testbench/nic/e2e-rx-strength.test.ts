@@ -332,3 +332,16 @@ describe('E2eRx: sources and names', () => {
     for (const n of ['acks', 'buffer']) expect(() => new Fifo<number>(b.rx, 2, { name: n })).toThrow(`duplicate path rx.${n}`);
   });
 });
+
+describe('E2eRx: a sender context reused', () => {
+  it('a CONN_REQ of a new serial from the same sender context gets a context of its own while the old one is still open', () => {
+    const b = bench({ receiverContexts: 2 });
+    feed(b, [pk(PK_CONN_REQ, { ctx: 1, serial: 1 })], 4);
+    feed(b, [pk(PK_CONN_REQ, { ctx: 1, serial: 2 })], 4);
+    expect(b.out.ack.map((a) => [a.p.kind, a.p.serial, a.p.rctx])).toEqual([
+      [PK_CONN_ACK, 1, 0],
+      [PK_CONN_ACK, 2, 1],
+    ]);
+    expect([b.stat('conn_accepted'), b.rx.inUse]).toEqual([2, 2]);
+  });
+});

@@ -405,3 +405,23 @@ describe('E2eTx: requests and names', () => {
     expect(b.tx._signals.map((x) => [x.name, x.width])).toEqual([['arb', 2]]);
   });
 });
+
+describe('E2eTx: a context reused', () => {
+  it('a failed connection\'s packet still at dataIn when its context is allocated again is discarded, not sent in the new connection', () => {
+    const b = bench({ timeout: 30, retries: 0, window: 1 });
+    const c = open(b, 3);
+    const old = b.tx.serialOf(c);
+    b.push(b.dataIn, [b.data(c, 0, 3), b.data(c, 1, 3), b.data(c, 2, 3)], 0);
+    // the window (1) is full: 1 and 2 wait at dataIn until the timeout fails the connection
+    for (let i = 0; i < 100 && state(b, c) !== 'free'; i++) b.run(1);
+    expect([state(b, c), b.dataIn.held(), b.stat('failed')]).toEqual(['free', 1, 1]);
+    const d = b.tx.alloc(1, 2, T(-1));
+    expect([d, b.tx.serialOf(d) !== old, b.tx.gone(c, old)]).toEqual([c, true, true]);
+    b.run(3);
+    expect(b.dataIn.held()).toBe(0);
+    b.push(b.ctlIn, [b.answer(PK_CONN_ACK, d)], 5);
+    const n0 = b.pkts.length;
+    b.push(b.dataIn, [b.data(d, 0, 2)], 5);
+    expect(b.pkts.slice(n0).map((x) => [x.p.kind, x.p.serial, x.p.seq])).toEqual([[PK_PUT, b.tx.serialOf(d), 0]]);
+  });
+});
