@@ -425,3 +425,25 @@ describe('E2eTx: a context reused', () => {
     expect(b.pkts.slice(n0).map((x) => [x.p.kind, x.p.serial, x.p.seq])).toEqual([[PK_PUT, b.tx.serialOf(d), 0]]);
   });
 });
+
+describe('E2eTx: retransmission buffers', () => {
+  it('a context closing leaves the other contexts\' buffered packets intact (more contexts than window slots)', () => {
+    const b = bench({ senderContexts: 3, window: 2, timeout: 1000 });
+    const c0 = open(b, 3);
+    b.push(b.dataIn, [b.data(c0, 0, 3), b.data(c0, 1, 3)], 5);
+    const c1 = open(b, 2);
+    b.push(b.dataIn, [b.data(c1, 0, 2), b.data(c1, 1, 2)], 5);
+    const c2 = open(b, 1);
+    b.push(b.dataIn, [b.data(c2, 0, 1)], 5);
+    b.push(b.ctlIn, [b.answer(PK_ACK, c2, { seq: 1, fin: true })], 5);
+    expect([c0, c1, c2, b.stat('completed')]).toEqual([0, 1, 2, 1]);
+    const n0 = b.pkts.length;
+    b.push(b.ctlIn, [b.answer(PK_ACK, c0, { seq: 0, nack: true }), b.answer(PK_ACK, c1, { seq: 0, nack: true })], 10);
+    expect(b.pkts.slice(n0).map((x) => [x.p.ctx, x.p.seq, x.p.serial, ...x.p.data!])).toEqual([
+      [0, 0, b.tx.serialOf(0), 0, 0],
+      [1, 0, b.tx.serialOf(1), 1, 0],
+      [0, 1, b.tx.serialOf(0), 0, 1],
+      [1, 1, b.tx.serialOf(1), 1, 1],
+    ]);
+  });
+});
