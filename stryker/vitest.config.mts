@@ -11,6 +11,8 @@ if (include.length === 0) throw new Error('stryker/vitest.config.mts: MUTATE_TES
 export default defineConfig({
   test: {
     include,
+    // fixed fast-check seed, so that property tests keep their names between Stryker's runs
+    setupFiles: ['stryker/fixed-seed.ts'],
     exclude: ['**/node_modules/**', 'testbench/kernel/docs.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
